@@ -1,0 +1,7 @@
+"""``python -m hierarchy_inspector ...``: the command line (see ``--help``)."""
+
+import sys
+
+from .addon.cli import main
+
+sys.exit(main())

@@ -1,0 +1,81 @@
+"""Hierarchy Inspector core: transform hierarchies in numpy, no Blender needed.
+
+Two models of world transforms:
+
+- **matrix** (Blender, Unity, Godot, glTF viewers): local matrices multiplied,
+  ``world = parent_world @ local``; a rotated child of a non-uniformly scaled parent is
+  sheared.
+- **accumulated** (Unreal, Ogre, the seed article): translation, rotation and scale
+  combined separately (:func:`accumulate`); never sheared, but scale acts along the
+  child's own axes.
+
+Conventions: column vectors (``M @ v``), batch dimensions first, quaternions
+``(w, x, y, z)``, float64. Bad input raises :class:`InputError` (a ``ValueError``)
+that names the argument and the offending index.
+"""
+
+from . import examples
+from .analysis import Analysis, analyze
+from .decompose import Decomposition, decompose, linear_part, shear_angles, translation_part
+from .errors import HierarchyError, InputError, ShearError
+from .group import Transform, rotation_2d
+from .hierarchy import Hierarchy
+from .metrics import Deviation, box_corner_distance, box_corners, corner_distance, deviation
+from .rotations import (
+    EULER_ORDERS,
+    axis_angle_to_matrix,
+    axis_angle_to_quat,
+    euler_to_matrix,
+    euler_to_quat,
+    hat,
+    matrix_to_quat,
+    quat_angle_deg,
+    quat_conjugate,
+    quat_multiply,
+    quat_normalize,
+    quat_rotate,
+    quat_to_matrix,
+    vee,
+)
+from .split import is_trs, split_to_trs
+from .trs import TRS, accumulate
+
+__all__ = [
+    "TRS",
+    "accumulate",
+    "Hierarchy",
+    "decompose",
+    "Decomposition",
+    "shear_angles",
+    "linear_part",
+    "translation_part",
+    "split_to_trs",
+    "analyze",
+    "Analysis",
+    "examples",
+    "is_trs",
+    "deviation",
+    "Deviation",
+    "box_corners",
+    "corner_distance",
+    "box_corner_distance",
+    "Transform",
+    "rotation_2d",
+    "InputError",
+    "HierarchyError",
+    "ShearError",
+    "EULER_ORDERS",
+    "quat_multiply",
+    "quat_conjugate",
+    "quat_normalize",
+    "quat_rotate",
+    "quat_to_matrix",
+    "matrix_to_quat",
+    "quat_angle_deg",
+    "euler_to_matrix",
+    "euler_to_quat",
+    "axis_angle_to_matrix",
+    "axis_angle_to_quat",
+    "hat",
+    "vee",
+]

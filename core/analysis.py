@@ -1,0 +1,104 @@
+"""One pass over a hierarchy that answers the artist's question: what will each engine
+family show, compared with what Blender shows?
+
+Input is what an exporter sees: each node's local matrix (parent space) and the world
+matrix Blender displays. Exporters write the TRS of the local matrix and drop its
+shear; then
+
+- matrix-composing engines (glTF viewers, Unity, Godot) multiply those TRS matrices:
+  ``world_matrix_model``;
+- accumulating engines (Unreal, Ogre) combine them with ``CombineTransforms``:
+  ``accumulated``.
+
+Both are compared with the reference (Blender's world) node by node.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .decompose import Decomposition, decompose, rotation_frames, shear_angles
+from .errors import InputError, as_array
+from .hierarchy import Hierarchy
+from .metrics import Deviation, deviation
+from .rotations import quat_to_matrix
+from .trs import TRS
+
+__all__ = ["Analysis", "analyze"]
+
+
+class Analysis(NamedTuple):
+    """Per-node results of :func:`analyze`, all with N on the first axis."""
+
+    local: Decomposition  #: TRS an exporter writes, and the shear it loses
+    world_reference: np.ndarray  #: (N, 4, 4) the world matrices compared against
+    world_matrix_model: np.ndarray  #: (N, 4, 4) exported TRS composed as matrices
+    accumulated: TRS  #: (N,) exported TRS accumulated (Unreal / Ogre)
+    accumulated_matrix: np.ndarray  #: (N, 4, 4) ``accumulated.to_matrix()``
+    global_rotation: np.ndarray  #: (N, 4) product of local rotations (wxyz)
+    lossy_scale: np.ndarray  #: (N, 3) Unity's lossyScale of the matrix model
+    shear_deg: np.ndarray  #: (N, 3) shear of the reference world matrices
+    matrix_model: Deviation  #: matrix model vs reference
+    accumulated_deviation: Deviation  #: accumulated model vs reference
+
+
+def analyze(
+    hierarchy: Hierarchy,
+    local_matrices,
+    world_reference=None,
+    box_min=None,
+    box_max=None,
+) -> Analysis:
+    """Compare both engine models with a reference, for every node.
+
+    Parameters
+    ----------
+    hierarchy : Hierarchy
+        N nodes.
+    local_matrices : array_like, shape (N, 4, 4)
+        Each node's matrix in its parent's space (what an exporter decomposes).
+    world_reference : array_like, shape (N, 4, 4), optional
+        The world matrices to compare against (Blender's ``matrix_world``); default:
+        ``local_matrices`` composed, shear included.
+    box_min, box_max : array_like, shape (N, 3), optional
+        Local bounding boxes for the corner distance; default the cube ``[-1, 1]^3``.
+    """
+    local = as_array(local_matrices, "local_matrices", (4, 4))
+    if local.shape[0:1] != (len(hierarchy),) or local.ndim != 3:
+        raise InputError(
+            f"local_matrices: expected shape ({len(hierarchy)}, 4, 4), got {local.shape}", "local_matrices"
+        )
+    if world_reference is None:
+        reference = hierarchy.world_matrices(local)
+    else:
+        reference = as_array(world_reference, "world_reference", (4, 4))
+        if reference.shape != local.shape:
+            raise InputError(f"world_reference: expected shape {local.shape}, got {reference.shape}", "world_reference")
+    parts = decompose(local)
+    local_trs = parts.trs()
+    world_matrix_model = hierarchy.world_matrices(local_trs.to_matrix())
+    accumulated = hierarchy.accumulate(local_trs)
+    accumulated_matrix = accumulated.to_matrix()
+    lossy = hierarchy.lossy_scale(local_trs, world_matrices=world_matrix_model, global_rotation=accumulated.rotation)
+    reference_frames = rotation_frames(reference)[0]
+    return Analysis(
+        local=parts,
+        world_reference=reference,
+        world_matrix_model=world_matrix_model,
+        accumulated=accumulated,
+        accumulated_matrix=accumulated_matrix,
+        global_rotation=accumulated.rotation,
+        lossy_scale=lossy,
+        shear_deg=shear_angles(reference),
+        matrix_model=deviation(reference, world_matrix_model, box_min, box_max, frames_a=reference_frames),
+        accumulated_deviation=deviation(
+            reference,
+            accumulated_matrix,
+            box_min,
+            box_max,
+            frames_a=reference_frames,
+            frames_b=quat_to_matrix(accumulated.rotation),
+        ),
+    )

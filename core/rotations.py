@@ -1,0 +1,267 @@
+"""Rotations: quaternions (w, x, y, z), rotation matrices, Blender's Euler orders and
+axis-angle, and the hat / vee maps between angular vectors and skew matrices.
+
+Conventions: column vectors, ``R @ v``; quaternions are ``(w, x, y, z)`` like Blender's
+and the Hamilton product ``quat_multiply(a, b)`` means "apply b, then a", so it matches
+``quat_to_matrix(a) @ quat_to_matrix(b)``. Every function is batched over leading
+dimensions and broadcasts them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import InputError, as_array, first_index, where
+
+__all__ = [
+    "EULER_ORDERS",
+    "quat_multiply",
+    "quat_conjugate",
+    "quat_normalize",
+    "quat_rotate",
+    "quat_to_matrix",
+    "matrix_to_quat",
+    "quat_angle_deg",
+    "euler_to_matrix",
+    "euler_to_quat",
+    "axis_angle_to_matrix",
+    "axis_angle_to_quat",
+    "hat",
+    "vee",
+]
+
+#: Blender's Euler rotation orders; "XYZ" applies X first: ``R = Rz @ Ry @ Rx``.
+EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
+
+
+def norm(v) -> np.ndarray:
+    """Euclidean norm over the last axis (``einsum``-based: fast on short axes)."""
+    v = np.asarray(v, dtype=np.float64)
+    return np.sqrt(np.einsum("...i,...i->...", v, v))
+
+
+def quat_multiply(a, b) -> np.ndarray:
+    """Hamilton product ``a * b`` of quaternions ``(..., 4)`` (w, x, y, z).
+
+    The rotation of the product applies ``b`` first, then ``a``.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = aw * bw - ax * bx - ay * by - az * bz
+    out[..., 1] = aw * bx + ax * bw + ay * bz - az * by
+    out[..., 2] = aw * by - ax * bz + ay * bw + az * bx
+    out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
+    return out
+
+
+def quat_conjugate(q) -> np.ndarray:
+    """Conjugate ``(w, -x, -y, -z)``; the inverse rotation of a unit quaternion."""
+    q = np.asarray(q, dtype=np.float64)
+    return q * np.array([1.0, -1.0, -1.0, -1.0])
+
+
+def quat_normalize(q, *, zero: str = "raise", what: str = "rotation") -> np.ndarray:
+    """Unit quaternions ``(..., 4)``.
+
+    ``zero="raise"`` raises :class:`InputError` naming the first zero-length
+    quaternion; ``zero="blender"`` does what Blender does with an all-zero quaternion
+    (it becomes ``(0, 1, 0, 0)``, 180 degrees about X).
+    """
+    q = as_array(q, what, (4,))
+    length = norm(q)[..., None]
+    is_zero = length[..., 0] == 0.0
+    if is_zero.any():
+        if zero == "raise":
+            idx = first_index(is_zero)
+            raise InputError(f"{what}{where(idx)}: zero-length quaternion", what, idx)
+        if zero != "blender":
+            raise ValueError(f"zero must be 'raise' or 'blender', got {zero!r}")
+        q = np.where(is_zero[..., None], np.array([0.0, 1.0, 0.0, 0.0]), q)
+        length = np.where(is_zero[..., None], 1.0, length)
+    return q / length
+
+
+def quat_rotate(q, v) -> np.ndarray:
+    """Rotate vectors ``v (..., 3)`` by unit quaternions ``q (..., 4)``."""
+    q = np.asarray(q, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    vx, vy, vz = v[..., 0], v[..., 1], v[..., 2]
+    # v' = v + w t + u x t with t = 2 u x v
+    tx = 2.0 * (y * vz - z * vy)
+    ty = 2.0 * (z * vx - x * vz)
+    tz = 2.0 * (x * vy - y * vx)
+    out = np.empty(np.broadcast_shapes(q.shape[:-1], v.shape[:-1]) + (3,))
+    out[..., 0] = vx + w * tx + y * tz - z * ty
+    out[..., 1] = vy + w * ty + z * tx - x * tz
+    out[..., 2] = vz + w * tz + x * ty - y * tx
+    return out
+
+
+def quat_to_matrix(q, scale=None, out=None) -> np.ndarray:
+    """Rotation matrices ``(..., 3, 3)`` of unit quaternions ``(..., 4)``.
+
+    With ``scale (..., 3)`` the columns are scaled: ``R @ diag(scale)``. With ``out``
+    (``(..., 3, 3)`` or the upper-left block of ``(..., 4, 4)``) the result is written
+    there and returned.
+    """
+    q = np.asarray(q, dtype=np.float64)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz = x * y, x * z, y * z
+    wx, wy, wz = w * x, w * y, w * z
+    if out is None:
+        out = np.empty(q.shape[:-1] + (3, 3))
+    cols = (
+        (1.0 - 2.0 * (yy + zz), 2.0 * (xy + wz), 2.0 * (xz - wy)),
+        (2.0 * (xy - wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz + wx)),
+        (2.0 * (xz + wy), 2.0 * (yz - wx), 1.0 - 2.0 * (xx + yy)),
+    )
+    for j, col in enumerate(cols):
+        factor = None if scale is None else scale[..., j]
+        for i, value in enumerate(col):
+            out[..., i, j] = value if factor is None else value * factor
+    return out
+
+
+def matrix_to_quat(matrix) -> np.ndarray:
+    """Unit quaternions ``(..., 4)`` of rotation matrices ``(..., 3, 3)``, ``w >= 0``.
+
+    Shepperd's method (the best-conditioned of four formulas per matrix). The input
+    should be a proper rotation; for anything else the result is the quaternion of a
+    nearby rotation, not a decomposition (use :func:`decompose` for that).
+    """
+    m = np.asarray(matrix, dtype=np.float64)
+    m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
+    d21 = m[..., 2, 1] - m[..., 1, 2]
+    d02 = m[..., 0, 2] - m[..., 2, 0]
+    d10 = m[..., 1, 0] - m[..., 0, 1]
+    s01 = m[..., 0, 1] + m[..., 1, 0]
+    s02 = m[..., 0, 2] + m[..., 2, 0]
+    s12 = m[..., 1, 2] + m[..., 2, 1]
+    # 4 q_c^2 for c = w, x, y, z; use the largest (best conditioned) as the divisor.
+    big4 = (1.0 + m00 + m11 + m22, 1.0 + m00 - m11 - m22, 1.0 - m00 + m11 - m22, 1.0 - m00 - m11 + m22)
+    case = np.argmax(np.stack(big4, axis=-1), axis=-1)
+    big = np.choose(case, big4)
+    out = np.empty(m.shape[:-2] + (4,))
+    out[..., 0] = np.choose(case, (big, d21, d02, d10))
+    out[..., 1] = np.choose(case, (d21, big, s01, s02))
+    out[..., 2] = np.choose(case, (d02, s01, big, s12))
+    out[..., 3] = np.choose(case, (d10, s02, s12, big))
+    # Each row is 4 q_c q; normalising removes the common factor (and w's sign is fixed).
+    length = norm(out)
+    length = np.where(out[..., 0] < 0.0, -length, length)
+    out /= length[..., None]
+    return out
+
+
+def quat_angle_deg(a, b) -> np.ndarray:
+    """Angle in degrees of the rotation taking unit quaternion ``b`` to ``a``, in [0, 180]."""
+    rel = quat_multiply(a, quat_conjugate(b))
+    return np.degrees(2.0 * np.arctan2(norm(rel[..., 1:]), np.abs(rel[..., 0])))
+
+
+def _axis_rotation(axis: str, angle: np.ndarray) -> np.ndarray:
+    c, s = np.cos(angle), np.sin(angle)
+    out = np.zeros(angle.shape + (3, 3))
+    i = "XYZ".index(axis)
+    j, k = (i + 1) % 3, (i + 2) % 3
+    out[..., i, i] = 1.0
+    out[..., j, j] = c
+    out[..., k, k] = c
+    out[..., k, j] = s
+    out[..., j, k] = -s
+    return out
+
+
+def _check_order(order: str) -> str:
+    if order not in EULER_ORDERS:
+        raise InputError(f"order: expected one of {', '.join(EULER_ORDERS)}, got {order!r}", "order")
+    return order
+
+
+def euler_to_matrix(angles, order: str = "XYZ") -> np.ndarray:
+    """Blender Euler angles in radians ``(..., 3)`` (X, Y, Z) to matrices ``(..., 3, 3)``.
+
+    ``order`` names the axes in the order they are applied: "XYZ" gives
+    ``Rz @ Ry @ Rx``, exactly as Blender's ``rotation_mode``.
+    """
+    angles = as_array(angles, "euler angles", (3,))
+    _check_order(order)
+    first, second, third = ("XYZ".index(a) for a in order)
+    return (
+        _axis_rotation(order[2], angles[..., third])
+        @ _axis_rotation(order[1], angles[..., second])
+        @ _axis_rotation(order[0], angles[..., first])
+    )
+
+
+def euler_to_quat(angles, order: str = "XYZ") -> np.ndarray:
+    """Blender Euler angles (radians, ``(..., 3)``) to unit quaternions ``(..., 4)``."""
+    angles = as_array(angles, "euler angles", (3,))
+    _check_order(order)
+    q = None
+    for axis in order:  # applied first to last: q = q_last * ... * q_first
+        half = 0.5 * angles[..., "XYZ".index(axis)]
+        qa = np.zeros(half.shape + (4,))
+        qa[..., 0] = np.cos(half)
+        qa[..., 1 + "XYZ".index(axis)] = np.sin(half)
+        q = qa if q is None else quat_multiply(qa, q)
+    return np.where(q[..., :1] < 0.0, -q, q)
+
+
+def axis_angle_to_quat(axis, angle) -> np.ndarray:
+    """Axis ``(..., 3)`` and angle in radians ``(...)`` to unit quaternions.
+
+    The axis is normalised; a zero axis gives the identity, as in Blender.
+    """
+    axis = as_array(axis, "axis", (3,))
+    angle = as_array(angle, "angle")
+    length = norm(axis)[..., None]
+    unit = np.divide(axis, length, out=np.zeros_like(axis), where=length > 0.0)
+    half = 0.5 * np.where(length[..., 0] > 0.0, angle, 0.0)
+    return np.concatenate((np.cos(half)[..., None], np.sin(half)[..., None] * unit), axis=-1)
+
+
+def axis_angle_to_matrix(axis, angle) -> np.ndarray:
+    """Axis ``(..., 3)`` and angle (radians) to ``(..., 3, 3)``; zero axis gives identity."""
+    return quat_to_matrix(axis_angle_to_quat(axis, angle))
+
+
+def hat(omega) -> np.ndarray:
+    """Skew-symmetric matrix of an angular quantity.
+
+    3D: ``(..., 3)`` vectors to ``(..., 3, 3)`` with ``hat(w) @ v == cross(w, v)``.
+    2D: rates ``(..., 1)`` (one component, as so(2) has one dimension) to
+    ``(..., 2, 2)`` ``w J`` with ``J = [[0, -1], [1, 0]]``, so ``hat(w) @ v == w perp(v)``.
+    """
+    omega = np.asarray(omega, dtype=np.float64)
+    if omega.ndim and omega.shape[-1] == 3:
+        x, y, z = np.moveaxis(omega, -1, 0)
+        zero = np.zeros_like(x)
+        return np.stack((np.stack((zero, -z, y), -1), np.stack((z, zero, -x), -1), np.stack((-y, x, zero), -1)), -2)
+    if omega.ndim and omega.shape[-1] == 1:
+        w = omega[..., 0]
+        zero = np.zeros_like(w)
+        return np.stack((np.stack((zero, -w), -1), np.stack((w, zero), -1)), -2)
+    raise InputError(
+        f"hat: expected (..., 3) angular vectors (3D) or (..., 1) angular rates (2D), got shape {omega.shape}",
+        "omega",
+    )
+
+
+def vee(skew) -> np.ndarray:
+    """Inverse of :func:`hat`: ``(..., 3, 3) -> (..., 3)`` or ``(..., 2, 2) -> (..., 1)``.
+
+    Reads the lower triangle; the input is assumed skew-symmetric (see
+    :func:`hierarchy_inspector.core.dynamics` for a checked entry point).
+    """
+    skew = np.asarray(skew, dtype=np.float64)
+    if skew.shape[-2:] == (3, 3):
+        return np.stack((skew[..., 2, 1], skew[..., 0, 2], skew[..., 1, 0]), axis=-1)
+    if skew.shape[-2:] == (2, 2):
+        return skew[..., 1, 0][..., None]
+    raise InputError(f"vee: expected (..., 3, 3) or (..., 2, 2) skew matrices, got shape {skew.shape}", "skew")
