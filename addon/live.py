@@ -1,0 +1,120 @@
+"""What the panel and the overlay show right now, recomputed when the scene changes.
+
+Handlers bump a revision counter on every depsgraph update, frame change, undo, redo
+and file load; the chain's inspection is cached per (scene, active node, revision), so
+the panel's several draw calls and the overlay share one computation, and nothing
+stale survives an edit. The last scene scan is kept for the overlay's "flagged" mode
+until the scene changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import bpy
+from bpy.app.handlers import persistent
+
+from . import preferences
+from .inspection import Inspection, inspect
+from .reading import active_key, read_chain
+
+
+@dataclass
+class ChainView:
+    """The inspection of the active chain: node indices root to active."""
+
+    inspection: Inspection
+    chain: list[int]
+
+    @property
+    def active(self) -> int:
+        return self.chain[-1]
+
+
+_state: dict = {"revision": 0, "chain_key": None, "chain": None, "scan": None, "scan_revision": -1}
+
+
+def revision() -> int:
+    return _state["revision"]
+
+
+def invalidate(*_args) -> None:
+    """Forget cached results (the scene changed)."""
+    _state["revision"] += 1
+
+
+@persistent
+def on_depsgraph_update(scene, depsgraph=None) -> None:
+    invalidate()
+
+
+@persistent
+def on_frame_change(scene, depsgraph=None) -> None:
+    invalidate()
+
+
+@persistent
+def on_undo_redo(*_args) -> None:
+    invalidate()
+
+
+@persistent
+def on_load(*_args) -> None:
+    invalidate()
+    _state["chain_key"] = _state["chain"] = _state["scan"] = None
+
+
+HANDLERS = (
+    ("depsgraph_update_post", on_depsgraph_update),
+    ("frame_change_post", on_frame_change),
+    ("undo_post", on_undo_redo),
+    ("redo_post", on_undo_redo),
+    ("load_post", on_load),
+)
+
+
+def chain_view(context) -> ChainView | None:
+    """The active chain's inspection (cached until the next change), or None."""
+    key = active_key(context)
+    if key is None or context.scene is None:
+        return None
+    cache_key = (context.scene.name, key, _state["revision"], context.scene.frame_current)
+    if _state["chain_key"] == cache_key:
+        return _state["chain"]
+    read = read_chain(context)
+    if read is None:
+        return None
+    nodes, chain = read
+    prefs = preferences.settings(context)
+    view = ChainView(inspect(nodes, prefs.shear_threshold_deg, prefs.corner_threshold), chain)
+    _state["chain_key"], _state["chain"] = cache_key, view
+    return view
+
+
+def remember_scan(inspection: Inspection) -> None:
+    _state["scan"] = inspection
+    _state["scan_revision"] = _state["revision"]
+
+
+def last_scan() -> Inspection | None:
+    """The last scan's inspection (possibly older than the scene: the overlay says so)."""
+    return _state["scan"]
+
+
+def scan_is_current() -> bool:
+    return _state["scan"] is not None and _state["scan_revision"] == _state["revision"]
+
+
+def register_handlers() -> None:
+    for name, fn in HANDLERS:
+        handlers = getattr(bpy.app.handlers, name)
+        if fn not in handlers:
+            handlers.append(fn)
+
+
+def unregister_handlers() -> None:
+    for name, fn in reversed(HANDLERS):
+        handlers = getattr(bpy.app.handlers, name)
+        while fn in handlers:
+            handlers.remove(fn)
+    _state["chain_key"] = _state["chain"] = _state["scan"] = None
