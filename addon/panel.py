@@ -31,7 +31,10 @@ def euler_deg(q) -> np.ndarray:
 
 
 def _deviation_row(label: str, dev, i: int) -> tuple[str, str]:
-    return label, f"{fmt_num(dev.position[i])} moved, {fmt_num(dev.rotation_deg[i], 2)} deg, corners {fmt_num(dev.max_corner[i])}"
+    return (
+        label,
+        f"{fmt_num(dev.position[i])} moved, {fmt_num(dev.rotation_deg[i], 2)} deg, corners {fmt_num(dev.max_corner[i])}",
+    )
 
 
 def node_sections(inspection: Inspection, i: int) -> list[Section]:
