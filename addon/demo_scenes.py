@@ -32,15 +32,13 @@ _COLOURS = {
 
 
 def _mesh(name: str, shape: str) -> bpy.types.Mesh:
-    mesh = bpy.data.meshes.get(f"HI {shape}")
-    if mesh is not None:
-        return mesh
+    """A mesh of its own for each object (so each can be baked on its own)."""
     bm = bmesh.new()
     if shape == "cylinder":  # radius 1, height 2 along Z, like the article's cylinders
         bmesh.ops.create_cone(bm, cap_ends=True, segments=24, radius1=1.0, radius2=1.0, depth=2.0)
     else:
         bmesh.ops.create_cube(bm, size=2.0)
-    mesh = bpy.data.meshes.new(f"HI {shape}")
+    mesh = bpy.data.meshes.new(name)
     bm.to_mesh(mesh)
     bm.free()
     return mesh

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import bpy
 
-from . import live, operators, overlay, panel, preferences, properties, scan
+from . import live, operators, operators_fix, overlay, panel, preferences, properties, scan
 
 CLASSES = (
     *preferences.CLASSES,
     *properties.CLASSES,
     *operators.CLASSES,
     *scan.CLASSES,
+    *operators_fix.CLASSES,
     *panel.CLASSES,
+    *operators_fix.PANELS,
 )
 
 CLI_COMMAND = "hierarchy_inspector"

@@ -1,0 +1,177 @@
+"""Operators that fix or export corrected transforms (the panel's Fix & export box)."""
+
+from __future__ import annotations
+
+import json
+
+import bpy
+from bpy.props import BoolProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper
+
+from . import export, fix_bake, live, preferences
+from .files import OutputError, write_text
+from .scan import scan_scene
+
+
+def _inspect(context):
+    prefs = preferences.settings(context)
+    return scan_scene(context.scene, prefs.shear_threshold_deg, prefs.corner_threshold)
+
+
+def _object_mode(cls, context) -> bool:
+    if context.scene is None:
+        cls.poll_message_set("No scene")
+        return False
+    if context.mode != "OBJECT":
+        cls.poll_message_set("Switch to Object Mode first")
+        return False
+    return True
+
+
+class HI_OT_insert_helpers(bpy.types.Operator):
+    """Insert a helper empty above every object whose local matrix holds shear, so that
+    glTF / FBX exports keep it exactly (the object keeps its own transform channels)"""
+
+    bl_idname = "hierarchy_inspector.insert_helpers"
+    bl_label = "Insert helpers"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return _object_mode(cls, context)
+
+    def execute(self, context):
+        try:
+            done = export.insert_helpers(_inspect(context))
+        except export.ExportError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        live.invalidate()
+        if not done:
+            self.report({"INFO"}, "No local matrix holds shear: nothing to do")
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Inserted {len(done)} helper(s): {', '.join(h for h, _ in done)}")
+        return {"FINISHED"}
+
+
+class HI_OT_bake_residual(bpy.types.Operator):
+    """Move the shear no TRS can hold into the mesh data (like Reset XForm) so the
+    hierarchy becomes shear-free; every vertex stays where it is"""
+
+    bl_idname = "hierarchy_inspector.bake_residual"
+    bl_label = "Bake shear into meshes"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return _object_mode(cls, context)
+
+    def execute(self, context):
+        inspection = _inspect(context)
+        try:
+            baked = fix_bake.bake_residual(inspection, context)
+        except fix_bake.BakeError as exc:
+            self.report({"ERROR"}, f"Nothing changed: {exc}")
+            return {"CANCELLED"}
+        live.invalidate()
+        _objects, bones = fix_bake.bake_plan(inspection)
+        if not baked:
+            self.report({"INFO"}, "No object is sheared: nothing to bake")
+            return {"CANCELLED"}
+        note = f"; bones left as they are (use Inherit Scale Aligned): {len(bones)}" if bones else ""
+        self.report({"INFO"}, f"Baked {len(baked)} object(s): {', '.join(baked)}{note}")
+        return {"FINISHED"}
+
+
+class HI_OT_export_gltf(bpy.types.Operator, ExportHelper):
+    """Export glTF with helper nodes where a local matrix holds shear, then read the
+    file back and report how far it is from what Blender shows"""
+
+    bl_idname = "hierarchy_inspector.export_gltf"
+    bl_label = "Export glTF (exact)"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filename_ext = ".glb"
+    filter_glob: StringProperty(default="*.glb", options={"HIDDEN"})  # type: ignore[valid-type]
+    y_up: BoolProperty(name="+Y Up", description="glTF's convention (off: keep Blender's Z up)", default=True)  # type: ignore[valid-type]
+
+    @classmethod
+    def poll(cls, context):
+        return _object_mode(cls, context)
+
+    def execute(self, context):
+        prefs = preferences.settings(context)
+        try:
+            result = export.write_gltf(
+                context.scene,
+                self.filepath,
+                y_up=self.y_up,
+                thresholds=(prefs.shear_threshold_deg, prefs.corner_threshold),
+            )
+        except (export.ExportError, OutputError) as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        live.invalidate()
+        self.report(
+            {"INFO"},
+            f"Wrote {self.filepath}: {result.helpers} helper(s), relative error {result.relative_error:.1e}",
+        )
+        return {"FINISHED"}
+
+
+class HI_OT_export_accumulated(bpy.types.Operator, ExportHelper):
+    """Write, per node, the local translation / rotation / scale whose accumulation
+    (Unreal, Ogre) reproduces Blender's world positions and rotations (JSON, and CSV
+    beside it)"""
+
+    bl_idname = "hierarchy_inspector.export_accumulated"
+    bl_label = "Export accumulated TRS"
+    bl_options = {"REGISTER"}
+
+    filename_ext = ".json"
+    filter_glob: StringProperty(default="*.json", options={"HIDDEN"})  # type: ignore[valid-type]
+    write_csv: BoolProperty(name="CSV too", default=True)  # type: ignore[valid-type]
+
+    @classmethod
+    def poll(cls, context):
+        return context.scene is not None
+
+    def execute(self, context):
+        try:
+            document = export.accumulated_document(_inspect(context))
+            write_text(self.filepath, json.dumps(document, indent=1) + "\n")
+            if self.write_csv:
+                write_text(self.filepath.rsplit(".", 1)[0] + ".csv", export.accumulated_csv(document))
+        except (export.ExportError, OutputError, OSError) as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        self.report(
+            {"INFO"},
+            f"Wrote {len(document['nodes'])} nodes; largest residual {document['max_residual_corner']:.3g}",
+        )
+        return {"FINISHED"}
+
+
+class HI_PT_fix(bpy.types.Panel):
+    bl_idname = "HI_PT_fix"
+    bl_label = "Fix & export"
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Hierarchy"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        layout = self.layout
+        col = layout.column(align=True)
+        col.label(text="Matrix engines (glTF, Unity, Godot)")
+        col.operator("hierarchy_inspector.insert_helpers", icon="EMPTY_AXIS")
+        col.operator("hierarchy_inspector.export_gltf", icon="EXPORT")
+        col = layout.column(align=True)
+        col.label(text="Accumulating engines (Unreal, Ogre)")
+        col.operator("hierarchy_inspector.bake_residual", icon="MOD_MESHDEFORM")
+        col.operator("hierarchy_inspector.export_accumulated", icon="EXPORT")
+        layout.operator("hierarchy_inspector.build_demo", icon="SCENE_DATA")
+
+
+CLASSES = (HI_OT_insert_helpers, HI_OT_bake_residual, HI_OT_export_gltf, HI_OT_export_accumulated)
+PANELS = (HI_PT_fix,)  # registered after the inspector's panels, so it is drawn below them
