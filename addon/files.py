@@ -33,6 +33,9 @@ def atomic_path(path: str) -> Iterator[str]:
     stem, ext = os.path.splitext(os.path.basename(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=f".partial{ext}", dir=os.path.dirname(path))
     os.close(fd)
+    # Hand the writer a name that does not exist yet: Blender keeps a ".blend1" backup
+    # of any file it overwrites, which would be left behind.
+    os.remove(tmp)
     try:
         yield tmp
         os.replace(tmp, path)
