@@ -7,6 +7,7 @@ the core analysis on them and explains, in an artist's words, why a node is off.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -88,33 +89,36 @@ class Inspection:
     shear_threshold_deg: float = SHEAR_THRESHOLD_DEG
     corner_threshold: float = CORNER_THRESHOLD
 
-    @property
+    # Derived per-node arrays: computed once (``explain`` and the report read them per node).
+
+    @cached_property
+    def local_shear_deg(self) -> np.ndarray:
+        """Shear angles ``(N, 3)`` of the local matrices (what an exporter drops)."""
+        return self.analysis.local.shear_deg
+
+    @cached_property
     def shear_max(self) -> np.ndarray:
         """Largest |shear angle| of Blender's world matrix, degrees ``(N,)``."""
         return np.abs(self.analysis.shear_deg).max(axis=-1) if len(self.nodes) else np.zeros(0)
 
-    @property
+    @cached_property
     def local_shear_max(self) -> np.ndarray:
         """Largest |shear angle| of the local matrix (what an exporter drops) ``(N,)``."""
-        return np.abs(self.analysis.local.shear_deg).max(axis=-1) if len(self.nodes) else np.zeros(0)
+        return np.abs(self.local_shear_deg).max(axis=-1) if len(self.nodes) else np.zeros(0)
 
-    @property
+    @cached_property
     def worst_corner(self) -> np.ndarray:
         """Largest corner distance of either engine model from Blender ``(N,)``."""
         return np.maximum(self.analysis.matrix_model.max_corner, self.analysis.accumulated_deviation.max_corner)
 
-    @property
+    @cached_property
     def sheared(self) -> np.ndarray:
         return self.shear_max > self.shear_threshold_deg
 
-    @property
+    @cached_property
     def flagged(self) -> np.ndarray:
         """Nodes an artist should look at: sheared, a lossy local, or models apart."""
-        return (
-            self.sheared
-            | (self.local_shear_max > self.shear_threshold_deg)
-            | (self.worst_corner > self.corner_threshold)
-        )
+        return self.sheared | (self.local_shear_max > self.shear_threshold_deg) | (self.worst_corner > self.corner_threshold)
 
     def summary(self) -> dict:
         n = len(self.nodes)
@@ -139,17 +143,11 @@ def local_matrices(nodes: Nodes) -> tuple[np.ndarray, np.ndarray]:
     singular = np.zeros(len(nodes), dtype=bool)
     if has_parent.any():
         parent_world = world[nodes.parents[has_parent]]
-        det = np.linalg.det(parent_world[:, :3, :3])
-        scale = np.abs(parent_world[:, :3, :3]).max(axis=(1, 2)) ** 3
-        bad = np.abs(det) <= 1e-12 * np.maximum(scale, 1e-300)
-        inv = np.empty_like(parent_world)
-        if (~bad).any():
-            inv[~bad] = np.linalg.inv(parent_world[~bad])
+        inv, bad = core.affine_inverse(parent_world)
         if bad.any():
             inv[bad] = np.linalg.pinv(parent_world[bad])
         local[has_parent] = inv @ world[has_parent]
-        idx = np.flatnonzero(has_parent)
-        singular[idx[bad]] = True
+        singular[np.flatnonzero(has_parent)[bad]] = True
     return local, singular
 
 
@@ -168,7 +166,7 @@ def inspect(
         hierarchy=hierarchy,
         local_matrices=local,
         analysis=analysis,
-        world=core.decompose(nodes.world),
+        world=analysis.reference,
         singular_parent=singular,
         shear_threshold_deg=shear_threshold_deg,
         corner_threshold=corner_threshold,

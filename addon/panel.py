@@ -47,7 +47,7 @@ def node_sections(inspection: Inspection, i: int) -> list[Section]:
             ("Location", fmt_vec(a.local.translation[i])),
             ("Rotation", fmt_vec(euler_deg(a.local.rotation[i]), 2) + " deg"),
             ("Scale", fmt_vec(a.local.scale[i])),
-            ("Shear lost", fmt_vec(a.local.shear_deg[i], 2) + " deg"),
+            ("Shear lost", fmt_vec(inspection.local_shear_deg[i], 2) + " deg"),
         ],
     )
     world = Section(

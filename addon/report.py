@@ -59,7 +59,7 @@ def node_entry(inspection: Inspection, i: int) -> dict:
             "translation": _floats(a.local.translation[i]),
             "rotation": _floats(a.local.rotation[i]),
             "scale": _floats(a.local.scale[i]),
-            "shear_deg": _floats(a.local.shear_deg[i]),
+            "shear_deg": _floats(inspection.local_shear_deg[i]),
         },
         "world_blender": _floats(a.world_reference[i]),
         "world_matrix_model": _floats(a.world_matrix_model[i]),

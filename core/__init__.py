@@ -16,7 +16,7 @@ that names the argument and the offending index.
 
 from . import examples
 from .analysis import Analysis, analyze
-from .decompose import Decomposition, decompose, linear_part, shear_angles, translation_part
+from .decompose import Decomposition, affine_inverse, decompose, linear_part, shear_angles, translation_part
 from .errors import HierarchyError, InputError, ShearError
 from .group import Transform, rotation_2d
 from .hierarchy import Hierarchy
@@ -45,6 +45,7 @@ __all__ = [
     "accumulate",
     "Hierarchy",
     "decompose",
+    "affine_inverse",
     "Decomposition",
     "shear_angles",
     "linear_part",

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .decompose import Decomposition, decompose, rotation_frames, shear_angles
+from .decompose import Decomposition, decompose, shear_angles
 from .errors import InputError, as_array
 from .hierarchy import Hierarchy
 from .metrics import Deviation, deviation
@@ -34,6 +34,7 @@ class Analysis(NamedTuple):
 
     local: Decomposition  #: TRS an exporter writes, and the shear it loses
     world_reference: np.ndarray  #: (N, 4, 4) the world matrices compared against
+    reference: Decomposition  #: ``world_reference`` decomposed
     world_matrix_model: np.ndarray  #: (N, 4, 4) exported TRS composed as matrices
     accumulated: TRS  #: (N,) exported TRS accumulated (Unreal / Ogre)
     accumulated_matrix: np.ndarray  #: (N, 4, 4) ``accumulated.to_matrix()``
@@ -82,10 +83,12 @@ def analyze(
     accumulated = hierarchy.accumulate(local_trs)
     accumulated_matrix = accumulated.to_matrix()
     lossy = hierarchy.lossy_scale(local_trs, world_matrices=world_matrix_model, global_rotation=accumulated.rotation)
-    reference_frames = rotation_frames(reference)[0]
+    reference_parts = decompose(reference)
+    reference_frames = quat_to_matrix(reference_parts.rotation)
     return Analysis(
         local=parts,
         world_reference=reference,
+        reference=reference_parts,
         world_matrix_model=world_matrix_model,
         accumulated=accumulated,
         accumulated_matrix=accumulated_matrix,

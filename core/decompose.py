@@ -27,7 +27,15 @@ import numpy as np
 from .errors import InputError, as_array
 from .rotations import matrix_to_quat
 
-__all__ = ["Decomposition", "decompose", "shear_angles", "linear_part", "translation_part", "rotation_frames"]
+__all__ = [
+    "Decomposition",
+    "decompose",
+    "shear_angles",
+    "linear_part",
+    "translation_part",
+    "rotation_frames",
+    "affine_inverse",
+]
 
 _TINY = 1e-12
 
@@ -143,6 +151,31 @@ def rotation_frames(matrices) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     safe = np.where(lengths > _TINY, scale, np.inf)  # zero columns normalise to 0
     normalised = m3 / safe[..., None, :]
     return _gram_schmidt(normalised), scale, normalised
+
+
+def affine_inverse(matrices) -> tuple[np.ndarray, np.ndarray]:
+    """Inverses ``(..., 4, 4)`` of affine matrices (bottom row 0, 0, 0, 1), in closed form.
+
+    Returns ``(inverse, singular)``: ``singular (...)`` is True where the 3x3 part has
+    no inverse (determinant below 1e-12 of the product of its column lengths); those
+    inverses hold zeros in the 3x3 part; callers decide what to do with them.
+    Cheaper than ``np.linalg.inv`` for small batches (no LAPACK call) and exact in
+    the affine structure.
+    """
+    m = _check_matrices(matrices, "matrices")
+    c0, c1, c2 = m[..., :3, 0], m[..., :3, 1], m[..., :3, 2]
+    rows = np.stack((_cross(c1, c2), _cross(c2, c0), _cross(c0, c1)), axis=-2)  # adjugate
+    det = _dot(c0, rows[..., 0, :])
+    size = np.prod(column_lengths(m[..., :3, :3]), axis=-1)
+    singular = np.abs(det) <= 1e-12 * np.maximum(size, 1e-300)
+    inv3 = rows / np.where(singular, 1.0, det)[..., None, None]
+    inv3[singular] = 0.0
+    out = np.zeros(m.shape[:-2] + (4, 4))
+    out[..., :3, :3] = inv3
+    if m.shape[-1] == 4:
+        out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv3, m[..., :3, 3])
+    out[..., 3, 3] = 1.0
+    return out, singular
 
 
 def decompose(matrices) -> Decomposition:

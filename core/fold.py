@@ -3,7 +3,8 @@
 A fold computes, for every node, ``out[i] = compose(out[parent[i]], value[i])`` (roots:
 ``out[i] = value[i]``) for an **associative** ``compose`` acting on whole batches.
 
-Two schedules, chosen from the forest's shape:
+Three schedules, chosen by a cost model from the forest's shape (a Python step costs
+about as much as composing ~150 nodes):
 
 - *levels* (shallow forests): one vectorised ``compose`` per depth level, over all nodes
   of that level. Python work grows with the depth, numpy work with N.
@@ -15,6 +16,10 @@ Two schedules, chosen from the forest's shape:
   steps and ``2 N`` composes, instead of ``depth`` steps; a chain of a million nodes
   needs two thousand steps and no recursion. Associativity is what makes regrouping
   the product by blocks legal.
+
+- *jump* (small forests, e.g. the panel's chain): pointer doubling. In round r every
+  node composes with the value of its ``2^r``-th ancestor, so ``ceil(log2(depth))``
+  steps of N composes each; the fewest steps, the most work.
 
 Nodes are permuted once so that every step reads and writes contiguous slices; when the
 parent array is already in that order (breadth-first storage) no permutation is done.
@@ -34,11 +39,24 @@ Values = tuple[np.ndarray, ...]
 #: leading batch axis of equal length.
 Compose = Callable[[Values, Values], Values]
 
-#: A forest is folded by levels when its depth is at most
-#: ``max(_MIN_LEVEL_LIMIT, N // _NODES_PER_LEVEL_STEP)``: a Python step costs about as
-#: much as composing a few hundred nodes.
-_MIN_LEVEL_LIMIT = 64
-_NODES_PER_LEVEL_STEP = 256
+#: Cost model (microseconds on a 2-core machine): one Python step, one node composed.
+_STEP_COST = 15.0
+_NODE_COST = 0.1
+
+
+def choose_schedule(n: int, levels: int) -> tuple[str, int]:
+    """``("levels" | "blocked" | "jump", block)`` with the least estimated time."""
+    if levels <= 2:
+        return "levels", max(levels, 1)
+    block = math.isqrt(levels - 1) + 1
+    rounds = math.ceil(math.log2(levels))
+    costs = {
+        "levels": levels * _STEP_COST + n * _NODE_COST,
+        "blocked": (block + -(-levels // block)) * _STEP_COST + 2 * n * _NODE_COST,
+        "jump": rounds * (_STEP_COST + n * _NODE_COST),
+    }
+    kind = min(costs, key=costs.get)
+    return kind, (levels if kind == "levels" else block)
 
 
 class FoldSchedule:
@@ -51,8 +69,8 @@ class FoldSchedule:
     depth : ndarray of int64, shape (N,)
         Depth per node (roots 0).
     block : int, optional
-        Levels per block; default chosen from the shape of the forest. ``block >= max
-        depth + 1`` gives the levels schedule.
+        Levels per block (``block >= max depth + 1`` gives the levels schedule); 0
+        asks for pointer jumping. Default: chosen by :func:`choose_schedule`.
     """
 
     def __init__(self, parents: np.ndarray, depth: np.ndarray, block: int | None = None):
@@ -60,9 +78,13 @@ class FoldSchedule:
         self.size = n
         levels = int(depth.max()) + 1 if n else 0
         if block is None:
-            block = (
-                levels if levels <= max(_MIN_LEVEL_LIMIT, n // _NODES_PER_LEVEL_STEP) else math.isqrt(levels - 1) + 1
-            )
+            kind, block = choose_schedule(n, levels)
+            block = 0 if kind == "jump" else block
+        self.jump_rounds: list[tuple[np.ndarray, np.ndarray]] | None = None
+        if block == 0 and levels > 1:
+            self._plan_jumps(parents)
+            self.block, self.blocked, self.compressed = 0, False, None
+            return
         block = max(1, min(int(block), max(levels, 1)))
         self.block = block
         self.blocked = block < levels
@@ -82,6 +104,17 @@ class FoldSchedule:
         self.compressed: FoldSchedule | None = None
         if self.blocked:
             self._plan_blocks(depth[order])
+
+    def _plan_jumps(self, parents: np.ndarray) -> None:
+        """Per round: the nodes that still have an ancestor, and that ancestor."""
+        rounds = []
+        anc = parents.copy()
+        live = np.flatnonzero(anc >= 0)
+        while len(live):
+            rounds.append((live, anc[live]))
+            anc[live] = anc[anc[live]]
+            live = live[anc[live] >= 0]
+        self.jump_rounds = rounds
 
     def _plan_blocks(self, sorted_depth: np.ndarray) -> None:
         m, starts = self.block, self.starts
@@ -106,8 +139,14 @@ class FoldSchedule:
         self.compressed = FoldSchedule(compressed_parents, compressed_depth, block=levels)
 
     @property
+    def kind(self) -> str:
+        return "jump" if self.jump_rounds is not None else ("blocked" if self.blocked else "levels")
+
+    @property
     def steps(self) -> int:
         """Python-level steps one fold takes (a measure of its overhead)."""
+        if self.jump_rounds is not None:
+            return len(self.jump_rounds)
         own = self.block
         return own + (self.compressed.steps if self.compressed is not None else 0)
 
@@ -116,6 +155,8 @@ class FoldSchedule:
 
         Returns new arrays; the inputs are not modified.
         """
+        if self.jump_rounds is not None:
+            return self._fold_jumps(values, compose)
         if self.order is not None:
             out = [np.take(v, self.order, axis=0) for v in values]
         else:
@@ -138,4 +179,13 @@ class FoldSchedule:
                 o[self.tail_nodes] = r
         if self.inverse is not None:
             out = [np.take(o, self.inverse, axis=0) for o in out]
+        return tuple(out)
+
+    def _fold_jumps(self, values: Sequence[np.ndarray], compose: Compose) -> Values:
+        out = [np.array(v, copy=True) for v in values]
+        for live, anc in self.jump_rounds:
+            # Gather both sides before writing: every node reads last round's values.
+            result = compose(tuple(np.take(o, anc, axis=0) for o in out), tuple(np.take(o, live, axis=0) for o in out))
+            for o, r in zip(out, result):
+                o[live] = r
         return tuple(out)

@@ -98,7 +98,7 @@ def test_models_equal_seed_algorithms_on_random_forests(rng, shuffle, negative):
 
 
 @pytest.mark.parametrize("kind", ["chain", "shuffled chain", "broom", "forest"])
-@pytest.mark.parametrize("block", [None, 1, 3, 17, 10_000])
+@pytest.mark.parametrize("block", [None, 0, 1, 3, 17, 10_000])  # 0: pointer jumping
 def test_every_fold_schedule_equals_the_sequential_definition(rng, kind, block):
     n = 2000
     if kind == "forest":
@@ -136,7 +136,7 @@ def test_every_fold_schedule_equals_the_sequential_definition(rng, kind, block):
     assert np.allclose(acc.scale, seq_s, rtol=1e-12)
 
 
-@given(st.integers(1, 40), st.integers(0, 2**32 - 1), st.integers(1, 12))
+@given(st.integers(1, 40), st.integers(0, 2**32 - 1), st.integers(0, 12))
 def test_fold_on_random_small_forests(n, seed, block):
     rng = np.random.default_rng(seed)
     parents = random_forest(rng, n, max_roots=rng.integers(1, 4))
@@ -150,6 +150,15 @@ def test_fold_on_random_small_forests(n, seed, block):
         t, q, s = ref.world_transform(parents, tuples, i)
         assert np.allclose(acc.translation[i], t, atol=1e-9)
         assert np.allclose(world[i], ref.world_matrix(parents, local.to_matrix(), i), atol=1e-9)
+
+
+def test_schedule_choice_follows_the_cost_model():
+    from hierarchy_inspector.core.fold import choose_schedule
+
+    assert choose_schedule(50, 50)[0] == "jump"  # the panel's chain: 6 steps, not 50
+    assert choose_schedule(1_000_000, 100)[0] == "levels"  # a big shallow forest
+    assert choose_schedule(1_000_000, 1_000_000)[0] == "blocked"  # a deep chain
+    assert FoldSchedule(np.arange(-1, 49), np.arange(50)).kind == "jump"
 
 
 def test_deep_chain_needs_no_recursion_and_few_steps():

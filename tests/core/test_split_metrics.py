@@ -120,3 +120,16 @@ def test_rotation_angle_is_accurate_near_0_and_180():
     for angle in (1e-7, 0.3, np.pi - 1e-7):
         r = core.axis_angle_to_matrix([1, 2, 3], angle)
         assert np.isclose(rotation_angle_deg(np.eye(3), r), np.degrees(angle), rtol=1e-7, atol=1e-12)
+
+
+@pytest.mark.parametrize("batch", [(), (5,), (2, 3)])
+def test_affine_inverse_equals_numpy_and_flags_singular(rng, batch):
+    m = np.zeros(batch + (4, 4))
+    m[..., :3, :] = rng.normal(size=batch + (3, 4))
+    m[..., 3, 3] = 1.0
+    inv, singular = core.affine_inverse(m)
+    assert not singular.any()
+    assert np.allclose(inv, np.linalg.inv(m))
+    flat = np.diag([1.0, 0.0, 2.0, 1.0])
+    inv, singular = core.affine_inverse(np.stack([np.eye(4), flat]))
+    assert singular.tolist() == [False, True] and np.isfinite(inv).all()

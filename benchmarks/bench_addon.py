@@ -1,0 +1,127 @@
+"""Add-on speed in real Blender (bpy from PyPI): the scene scan and the panel's chain.
+
+    python benchmarks/bench_addon.py [--objects 20000] [--chain 50] [--repeat 5]
+
+Prints Markdown tables (milliseconds, best of --repeat):
+
+- a scene of N mesh objects (a forest about 10 deep, random non-uniform scales and
+  rotations, so many are sheared): one full depsgraph evaluation (every object tagged
+  and re-evaluated) against the scan (reading the scene into arrays + the analysis),
+  and filling the panel's list with the flagged nodes;
+- a chain of C objects, the active one at the bottom: what the panel computes on
+  every change (reading the chain + the analysis).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import bpy
+import numpy as np
+
+from hierarchy_inspector.addon import live
+from hierarchy_inspector.addon.inspection import inspect
+from hierarchy_inspector.addon.reading import read_chain, read_nodes
+from hierarchy_inspector.addon.scan import fill_scan_list
+
+
+def best_ms(fn, repeat: int) -> float:
+    best = math.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best * 1e3
+
+
+def build_scene(n: int, rng) -> None:
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    mesh = bpy.data.meshes.new("box")
+    mesh.from_pydata([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], [], [])
+    objs = []
+    for i in range(n):
+        obj = bpy.data.objects.new(f"O{i}", mesh)
+        scene.collection.objects.link(obj)
+        if i >= 100:
+            obj.parent = objs[int(rng.integers(max(0, i - 2000), i))] if rng.random() < 0.9 else None
+        obj.location = rng.normal(size=3)
+        obj.rotation_euler = rng.uniform(-math.pi, math.pi, size=3)
+        obj.scale = rng.uniform(0.5, 1.5, size=3)
+        objs.append(obj)
+    bpy.context.view_layer.update()
+
+
+def build_chain(n: int, rng) -> None:
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    parent = None
+    for i in range(n):
+        obj = bpy.data.objects.new(f"C{i}", None)
+        scene.collection.objects.link(obj)
+        obj.parent = parent
+        obj.location = (0.0, 0.0, 1.0)
+        obj.rotation_euler = rng.uniform(-0.3, 0.3, size=3)
+        obj.scale = rng.uniform(0.9, 1.1, size=3)
+        parent = obj
+    bpy.context.view_layer.objects.active = parent
+    bpy.context.view_layer.update()
+
+
+def full_evaluation() -> None:
+    for obj in bpy.context.scene.objects:
+        obj.update_tag(refresh={"OBJECT"})
+    bpy.context.view_layer.update()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--objects", type=int, default=20_000)
+    parser.add_argument("--chain", type=int, default=50)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    rng = np.random.default_rng(3)
+
+    build_scene(args.objects, rng)
+    scene = bpy.context.scene
+    evaluation = best_ms(full_evaluation, args.repeat)
+    reading = best_ms(lambda: read_nodes(scene.objects), args.repeat)
+    nodes = read_nodes(scene.objects)
+    analysis = best_ms(lambda: inspect(nodes), args.repeat)
+    result = inspect(nodes)
+    import hierarchy_inspector
+
+    hierarchy_inspector.register()
+    try:
+        fill = best_ms(lambda: fill_scan_list(scene.hierarchy_inspector, result, 0.0), 1)
+    finally:
+        hierarchy_inspector.unregister()
+    flagged = int(result.flagged.sum())
+    print(f"Scene scan, {args.objects:,} mesh objects ({flagged:,} flagged); ms, best of {args.repeat}\n")
+    print("| full depsgraph evaluation | scan: read | scan: analyse | scan total | scan / evaluation | fill list (flagged) |")
+    print("|---|---|---|---|---|---|")
+    total = reading + analysis
+    print(
+        f"| {evaluation:.0f} | {reading:.0f} | {analysis:.0f} | {total:.0f} | {total / evaluation:.2f} | {fill:.0f} |"
+    )
+
+    build_chain(args.chain, rng)
+    context = bpy.context
+
+    def panel_chain():
+        read = read_chain(context)
+        inspect(read[0])
+
+    chain = best_ms(panel_chain, max(args.repeat, 20))
+    read_only = best_ms(lambda: read_chain(context), max(args.repeat, 20))
+    live.invalidate()
+    print(f"\nPanel chain, {args.chain} objects deep; ms, best of {max(args.repeat, 20)}\n")
+    print("| read chain | read + analyse (what the panel does per change) |")
+    print("|---|---|")
+    print(f"| {read_only:.2f} | {chain:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
