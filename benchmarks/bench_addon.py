@@ -20,7 +20,6 @@ import time
 
 import bpy
 import numpy as np
-
 from hierarchy_inspector.addon import live
 from hierarchy_inspector.addon.inspection import inspect
 from hierarchy_inspector.addon.reading import read_chain, read_nodes
@@ -100,7 +99,9 @@ def main() -> None:
         hierarchy_inspector.unregister()
     flagged = int(result.flagged.sum())
     print(f"Scene scan, {args.objects:,} mesh objects ({flagged:,} flagged); ms, best of {args.repeat}\n")
-    print("| full depsgraph evaluation | scan: read | scan: analyse | scan total | scan / evaluation | fill list (flagged) |")
+    print(
+        "| full depsgraph evaluation | scan: read | scan: analyse | scan total | scan / evaluation | fill list (flagged) |"
+    )
     print("|---|---|---|---|---|---|")
     total = reading + analysis
     print(

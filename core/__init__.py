@@ -17,6 +17,24 @@ that names the argument and the offending index.
 from . import examples
 from .analysis import Analysis, analyze
 from .decompose import Decomposition, affine_inverse, decompose, linear_part, shear_angles, translation_part
+from .dynamics import (
+    Delta,
+    DynamicTransform,
+    InertialAccelerations,
+    PointMotion,
+    SampledDynamics,
+    counteract_inherited,
+    dynamics_from_samples,
+    global_delta_to_local,
+    global_to_local,
+    inertial_accelerations,
+    linear_impulse,
+    local_delta_to_global,
+    local_to_global,
+    parent_delta_to_child,
+    point_to_global,
+    point_to_local,
+)
 from .errors import HierarchyError, InputError, ShearError
 from .group import Transform, rotation_2d
 from .hierarchy import Hierarchy
@@ -79,4 +97,20 @@ __all__ = [
     "axis_angle_to_quat",
     "hat",
     "vee",
+    "DynamicTransform",
+    "Delta",
+    "InertialAccelerations",
+    "PointMotion",
+    "SampledDynamics",
+    "local_to_global",
+    "global_to_local",
+    "local_delta_to_global",
+    "global_delta_to_local",
+    "parent_delta_to_child",
+    "counteract_inherited",
+    "linear_impulse",
+    "inertial_accelerations",
+    "point_to_global",
+    "point_to_local",
+    "dynamics_from_samples",
 ]

@@ -186,6 +186,6 @@ class FoldSchedule:
         for live, anc in self.jump_rounds:
             # Gather both sides before writing: every node reads last round's values.
             result = compose(tuple(np.take(o, anc, axis=0) for o in out), tuple(np.take(o, live, axis=0) for o in out))
-            for o, r in zip(out, result):
+            for o, r in zip(out, result, strict=True):
                 o[live] = r
         return tuple(out)
