@@ -118,7 +118,11 @@ class Inspection:
     @cached_property
     def flagged(self) -> np.ndarray:
         """Nodes an artist should look at: sheared, a lossy local, or models apart."""
-        return self.sheared | (self.local_shear_max > self.shear_threshold_deg) | (self.worst_corner > self.corner_threshold)
+        return (
+            self.sheared
+            | (self.local_shear_max > self.shear_threshold_deg)
+            | (self.worst_corner > self.corner_threshold)
+        )
 
     def summary(self) -> dict:
         n = len(self.nodes)

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 import bpy
 import numpy as np
 
+from . import verify as verify_nodes
 from .inspection import Nodes
 
 
@@ -84,12 +85,14 @@ def _pose_bones(arm: bpy.types.Object):
     return arm.pose.bones if arm.type == "ARMATURE" and arm.pose is not None else []
 
 
-def read_nodes(objects: Iterable[bpy.types.Object], with_bones: bool = True) -> Nodes:
+def read_nodes(objects: Iterable[bpy.types.Object], with_bones: bool = True, verify: bool = True) -> Nodes:
     """Read ``objects`` (and their pose bones) into :class:`Nodes`.
 
     Parents outside ``objects`` are treated as absent (the node becomes a root); pass
     whole ancestor chains (see :func:`chain_objects`) to keep them. Objects parented to
-    a bone hang under that bone's node.
+    a bone hang under that bone's node. With ``verify``, every node's matrix is also
+    recomputed from its raw properties (:mod:`.verify`) and ``notes`` say where Blender
+    evaluates it differently.
     """
     bulk = _collection_of(objects)
     objects = list(objects)
@@ -99,6 +102,7 @@ def read_nodes(objects: Iterable[bpy.types.Object], with_bones: bool = True) -> 
     box_min, box_max = _object_boxes(bulk, objects)
     worlds, mins, maxs = [world], [box_min], [box_max]
     bone_parent_keys: list[tuple[str, str] | None] = []
+    armatures = []  # (armature, pose matrices, parent index within the armature)
     if with_bones:
         for arm in objects:
             bones = _pose_bones(arm)
@@ -107,8 +111,10 @@ def read_nodes(objects: Iterable[bpy.types.Object], with_bones: bool = True) -> 
                 continue
             pose = _matrices(bones, "matrix", count)
             worlds.append(np.asarray(arm.matrix_world, dtype=np.float64) @ pose)
+            local_index = {pb.name: k for k, pb in enumerate(bones)}
+            armatures.append((arm, pose, np.array([local_index[pb.parent.name] if pb.parent else -1 for pb in bones])))
             lengths = np.empty(count, dtype=np.float32)
-            arm.data.bones.foreach_get("length", lengths)
+            bones.foreach_get("length", lengths)
             lo, hi = bone_boxes(lengths.astype(np.float64))
             mins.append(lo)
             maxs.append(hi)
@@ -125,7 +131,13 @@ def read_nodes(objects: Iterable[bpy.types.Object], with_bones: bool = True) -> 
         parents[i] = index.get(key, index.get((parent.name, ""), -1))
     for j, key in enumerate(bone_parent_keys):
         parents[n_obj + j] = index.get(key, -1)
-    return Nodes(keys, parents, np.concatenate(worlds), np.concatenate(mins), np.concatenate(maxs))
+    nodes = Nodes(keys, parents, np.concatenate(worlds), np.concatenate(mins), np.concatenate(maxs))
+    if verify:
+        notes = verify_nodes.check_objects(bulk, objects, index, nodes.world)
+        for arm, pose, arm_parents in armatures:
+            notes += verify_nodes.check_bones(arm, arm_parents, pose)
+        nodes.notes = notes
+    return nodes
 
 
 def chain_objects(obj: bpy.types.Object) -> list[bpy.types.Object]:
