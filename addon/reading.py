@@ -113,9 +113,8 @@ def read_nodes(objects: Iterable[bpy.types.Object], with_bones: bool = True, ver
             worlds.append(np.asarray(arm.matrix_world, dtype=np.float64) @ pose)
             local_index = {pb.name: k for k, pb in enumerate(bones)}
             armatures.append((arm, pose, np.array([local_index[pb.parent.name] if pb.parent else -1 for pb in bones])))
-            lengths = np.empty(count, dtype=np.float32)
-            bones.foreach_get("length", lengths)
-            lo, hi = bone_boxes(lengths.astype(np.float64))
+            # Rest lengths: the box lives in pose space, which already carries the pose scale.
+            lo, hi = bone_boxes(np.array([pb.bone.length for pb in bones], dtype=np.float64))
             mins.append(lo)
             maxs.append(hi)
             for pb in bones:
