@@ -309,3 +309,16 @@ def test_fix_bake_refuses_shared_meshes_and_writes_nothing(tmp_path):
     assert result.returncode == 2
     assert "mesh 'shared' is used by 2 objects" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "fixed.blend").exists()
+
+
+def test_report_dynamics_fields(demo_dir, tmp_path):
+    result = run_cli("report", demo_dir / "demo.blend", "--dynamics", "--json", tmp_path / "d.json")
+    assert result.returncode == 0, result.stderr
+    nodes = _by_name(_report(tmp_path / "d.json"))
+    child = nodes[("", "Child")]["dynamics"]
+    assert set(child) == {"dt", "local", "global", "inertial"}
+    assert set(child["inertial"]) == {"basis", "linear", "centrifugal", "coriolis", "euler"}
+    for part in ("local", "global"):
+        assert set(child[part]) == {"basis", "velocity", "acceleration", "angular_velocity", "angular_acceleration"}
+        assert np.allclose(child[part]["velocity"], 0)  # the demo does not move
+    assert nodes[("", "Parent")]["dynamics"]["inertial"] is None  # roots have no parent frame
