@@ -147,12 +147,11 @@ def build_inherit_scale_rig(scene, offset=(30.0, 0.0, 0.0)) -> bpy.types.Object:
     view_layer.objects.active = previous_active
     for mode in INHERIT_SCALE_MODES:
         for part in ("mid", "tip"):
-            arm_data.bones[f"{mode}.{part}"].inherit_scale = mode
-        root = arm.pose.bones[f"{mode}.root"]
-        root.scale = (2.0, 1.0, 1.0)
-        mid = arm.pose.bones[f"{mode}.mid"]
-        mid.rotation_mode = "QUATERNION"
-        mid.rotation_quaternion = Quaternion((0.0, 0.0, 1.0), math.radians(45.0))  # 45 deg about the bone's Z
+            arm_data.bones[f"{mode}.{part}"].inherit_scale = mode  # type: ignore[assignment]
+        arm.pose.bones[f"{mode}.root"].scale = (2.0, 1.0, 1.0)
+        pose_mid = arm.pose.bones[f"{mode}.mid"]
+        pose_mid.rotation_mode = "QUATERNION"
+        pose_mid.rotation_quaternion = Quaternion((0.0, 0.0, 1.0), math.radians(45.0))  # 45 deg about the bone's Z
     return arm
 
 

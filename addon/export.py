@@ -63,7 +63,7 @@ def insert_helpers(inspection: Inspection, collection_name: str = "") -> list[tu
     everything first: on an error nothing is changed. Returns (helper, object) names.
     """
     nodes = inspection.nodes
-    plan = []
+    plan: list[tuple[int, bpy.types.Object]] = []
     for i in helper_plan(inspection):
         name = nodes.keys[i][0]
         obj = bpy.data.objects.get(name)
@@ -135,8 +135,8 @@ def gltf_frames(inspection: Inspection, y_up: bool) -> tuple[np.ndarray, np.ndar
 def gltf_node_index(gltf: Gltf, inspection: Inspection) -> dict[int, int]:
     """Inspection node index -> glTF node index (objects by name, bones by skin)."""
     by_name: dict[str, int] = {}
-    for j, node in enumerate(gltf.nodes):
-        by_name.setdefault(node.get("name", ""), j)
+    for k, node in enumerate(gltf.nodes):
+        by_name.setdefault(node.get("name", ""), k)
     joints = gltf.joints()
     out = {}
     for i, (obj, bone) in enumerate(inspection.nodes.keys):

@@ -14,6 +14,8 @@ several objects, sheared objects of other types than mesh and empty, and zero sc
 
 from __future__ import annotations
 
+from typing import cast
+
 import bpy
 import numpy as np
 from mathutils import Matrix
@@ -50,7 +52,7 @@ def bake_plan(inspection: Inspection) -> tuple[list[str], list[str]]:
 
 def validate(names: list[str]) -> list[bpy.types.Object]:
     """The objects to bake, or :class:`BakeError` naming the first problem."""
-    objects = []
+    objects: list[bpy.types.Object] = []
     for name in names:
         obj = bpy.data.objects.get(name)
         if obj is None:
@@ -110,8 +112,9 @@ def bake_residual(inspection: Inspection, context=None) -> list[str]:
         residual[:3, 3] = 0.0
         residual[3] = (0.0, 0.0, 0.0, 1.0)
         if obj.data is not None:
-            obj.data.transform(_m(residual), shape_keys=True)
-            obj.data.update()
+            mesh = cast(bpy.types.Mesh, obj.data)  # validated: meshes and empties only
+            mesh.transform(_m(residual), shape_keys=True)
+            mesh.update()
         _set_world_keep_channels(obj, clean)
         view_layer.update()
         for child in children[obj.name]:

@@ -83,7 +83,14 @@ class HI_OT_bake_residual(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class HI_OT_export_gltf(bpy.types.Operator, ExportHelper):
+class _FileOperator(ExportHelper):
+    @property
+    def path(self) -> str:
+        """ExportHelper's ``filepath`` property (the type stubs do not know it)."""
+        return self.filepath  # type: ignore[attr-defined]
+
+
+class HI_OT_export_gltf(bpy.types.Operator, _FileOperator):
     """Export glTF with helper nodes where a local matrix holds shear, then read the
     file back and report how far it is from what Blender shows"""
 
@@ -104,7 +111,7 @@ class HI_OT_export_gltf(bpy.types.Operator, ExportHelper):
         try:
             result = export.write_gltf(
                 context.scene,
-                self.filepath,
+                self.path,
                 y_up=self.y_up,
                 thresholds=(prefs.shear_threshold_deg, prefs.corner_threshold),
             )
@@ -114,12 +121,12 @@ class HI_OT_export_gltf(bpy.types.Operator, ExportHelper):
         live.invalidate()
         self.report(
             {"INFO"},
-            f"Wrote {self.filepath}: {result.helpers} helper(s), relative error {result.relative_error:.1e}",
+            f"Wrote {self.path}: {result.helpers} helper(s), relative error {result.relative_error:.1e}",
         )
         return {"FINISHED"}
 
 
-class HI_OT_export_accumulated(bpy.types.Operator, ExportHelper):
+class HI_OT_export_accumulated(bpy.types.Operator, _FileOperator):
     """Write, per node, the local translation / rotation / scale whose accumulation
     (Unreal, Ogre) reproduces Blender's world positions and rotations (JSON, and CSV
     beside it)"""
@@ -139,9 +146,9 @@ class HI_OT_export_accumulated(bpy.types.Operator, ExportHelper):
     def execute(self, context):
         try:
             document = export.accumulated_document(_inspect(context))
-            write_text(self.filepath, json.dumps(document, indent=1) + "\n")
+            write_text(self.path, json.dumps(document, indent=1) + "\n")
             if self.write_csv:
-                write_text(self.filepath.rsplit(".", 1)[0] + ".csv", export.accumulated_csv(document))
+                write_text(self.path.rsplit(".", 1)[0] + ".csv", export.accumulated_csv(document))
         except (export.ExportError, OutputError, OSError) as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}

@@ -8,6 +8,8 @@ a GPU context (never in background mode).
 
 from __future__ import annotations
 
+from typing import Any
+
 import bpy
 import numpy as np
 
@@ -69,8 +71,8 @@ def overlay_lines(inspection: Inspection, indices, prefs: preferences.Settings, 
 
 def overlay_nodes(context) -> tuple[Inspection, np.ndarray] | None:
     """What the overlay shows now: the active chain, or the last scan's flagged nodes."""
-    settings = context.scene.hierarchy_inspector
-    if settings.overlay_scope == "FLAGGED":
+    settings = getattr(context.scene, "hierarchy_inspector", None)
+    if settings is not None and settings.overlay_scope == "FLAGGED":
         scan = live.last_scan()
         return None if scan is None else (scan, np.flatnonzero(scan.flagged))
     view = live.chain_view(context)
@@ -83,8 +85,8 @@ _reported: set[str] = set()
 def draw_overlay() -> None:
     """POST_VIEW draw callback (never raises: an error is printed once)."""
     context = bpy.context
-    scene = context.scene
-    if scene is None or not getattr(scene, "hierarchy_inspector", None) or not scene.hierarchy_inspector.overlay:
+    settings = getattr(context.scene, "hierarchy_inspector", None)
+    if settings is None or not settings.overlay:
         return
     try:
         import gpu
@@ -94,14 +96,15 @@ def draw_overlay() -> None:
         if shown is None:
             return
         prefs = preferences.settings(context)
-        coords, colours = overlay_lines(*shown, prefs, axes=scene.hierarchy_inspector.show_accumulated_axes)
+        coords, colours = overlay_lines(*shown, prefs, axes=settings.show_accumulated_axes)
         if not len(coords):
             return
-        shader = gpu.shader.from_builtin("POLYLINE_SMOOTH_COLOR")
+        shader: Any = gpu.shader.from_builtin("POLYLINE_SMOOTH_COLOR")
         batch = batch_for_shader(shader, "LINES", {"pos": coords, "color": colours})
         gpu.state.blend_set("ALPHA")
         gpu.state.depth_test_set("NONE")
-        shader.uniform_float("viewportSize", gpu.state.viewport_get()[2:])
+        viewport: Any = gpu.state.viewport_get()
+        shader.uniform_float("viewportSize", viewport[2:])
         shader.uniform_float("lineWidth", prefs.line_width)
         batch.draw(shader)
         gpu.state.blend_set("NONE")

@@ -7,6 +7,7 @@ tested on known scenes); the ``draw`` methods only lay them out.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import bpy
 import numpy as np
@@ -156,7 +157,7 @@ class HI_PT_inspector(bpy.types.Panel):
         focus = focus_index(view, settings)
         for k, (i, label, summary, flagged) in enumerate(chain_rows(ins, view.chain)):
             row = col.row(align=True)
-            icon = "ERROR" if flagged else ("BONE_DATA" if ins.nodes.kind(i) == BONE else "OBJECT_DATA")
+            icon: Any = "ERROR" if flagged else ("BONE_DATA" if ins.nodes.kind(i) == BONE else "OBJECT_DATA")
             op = row.operator("hierarchy_inspector.show_details", text=label, icon=icon, emboss=i == focus)
             op.index = k
             row.label(text=summary)

@@ -68,11 +68,12 @@ class HI_SceneSettings(bpy.types.PropertyGroup):
 
 
 CLASSES = (HI_ScanItem, HI_SceneSettings)
+SCENE_PROPERTY = "hierarchy_inspector"
 
 
 def register_properties() -> None:
-    bpy.types.Scene.hierarchy_inspector = PointerProperty(type=HI_SceneSettings)
+    setattr(bpy.types.Scene, SCENE_PROPERTY, PointerProperty(type=HI_SceneSettings))
 
 
 def unregister_properties() -> None:
-    del bpy.types.Scene.hierarchy_inspector
+    delattr(bpy.types.Scene, SCENE_PROPERTY)

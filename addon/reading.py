@@ -101,7 +101,7 @@ def read_nodes(objects: Iterable[bpy.types.Object], with_bones: bool = True, ver
     world = _matrices(bulk, "matrix_world", n_obj) if n_obj else np.zeros((0, 4, 4))
     box_min, box_max = _object_boxes(bulk, objects)
     worlds, mins, maxs = [world], [box_min], [box_max]
-    bone_parent_keys: list[tuple[str, str] | None] = []
+    bone_parent_keys: list[tuple[str, str]] = []
     armatures = []  # (armature, pose matrices, parent index within the armature)
     if with_bones:
         for arm in objects:

@@ -55,7 +55,7 @@ def choose_schedule(n: int, levels: int) -> tuple[str, int]:
         "blocked": (block + -(-levels // block)) * _STEP_COST + 2 * n * _NODE_COST,
         "jump": rounds * (_STEP_COST + n * _NODE_COST),
     }
-    kind = min(costs, key=costs.get)
+    kind = min(costs, key=lambda k: costs[k])
     return kind, (levels if kind == "levels" else block)
 
 
@@ -81,9 +81,10 @@ class FoldSchedule:
             kind, block = choose_schedule(n, levels)
             block = 0 if kind == "jump" else block
         self.jump_rounds: list[tuple[np.ndarray, np.ndarray]] | None = None
+        self.compressed: FoldSchedule | None = None
         if block == 0 and levels > 1:
             self._plan_jumps(parents)
-            self.block, self.blocked, self.compressed = 0, False, None
+            self.block, self.blocked = 0, False
             return
         block = max(1, min(int(block), max(levels, 1)))
         self.block = block
@@ -101,7 +102,6 @@ class FoldSchedule:
         # Position of each node's parent in the sorted order (-1 for roots).
         self.parent_pos = np.where(sorted_parents >= 0, inverse[np.maximum(sorted_parents, 0)], -1)
 
-        self.compressed: FoldSchedule | None = None
         if self.blocked:
             self._plan_blocks(depth[order])
 
@@ -171,7 +171,7 @@ class FoldSchedule:
             result = compose(parent_vals, tuple(o[a:b] for o in out))
             for o, r in zip(out, result, strict=False):
                 o[a:b] = r
-        if self.blocked and len(self.tail_nodes):
+        if self.compressed is not None and len(self.tail_nodes):
             head_world = self.compressed.fold(tuple(o[self.heads] for o in out), compose)
             parent_vals = tuple(np.take(h, self.tail_heads, axis=0) for h in head_world)
             result = compose(parent_vals, tuple(np.take(o, self.tail_nodes, axis=0) for o in out))

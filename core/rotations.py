@@ -203,13 +203,14 @@ def euler_to_quat(angles, order: str = "XYZ") -> np.ndarray:
     """Blender Euler angles (radians, ``(..., 3)``) to unit quaternions ``(..., 4)``."""
     angles = as_array(angles, "euler angles", (3,))
     _check_order(order)
-    q = None
+    q: np.ndarray | None = None
     for axis in order:  # applied first to last: q = q_last * ... * q_first
         half = 0.5 * angles[..., "XYZ".index(axis)]
         qa = np.zeros(half.shape + (4,))
         qa[..., 0] = np.cos(half)
         qa[..., 1 + "XYZ".index(axis)] = np.sin(half)
         q = qa if q is None else quat_multiply(qa, q)
+    assert q is not None
     return np.where(q[..., :1] < 0.0, -q, q)
 
 
