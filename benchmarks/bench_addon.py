@@ -16,23 +16,14 @@ from __future__ import annotations
 
 import argparse
 import math
-import time
 
 import bpy
 import numpy as np
+from bench_common import best_ms
 from hierarchy_inspector.addon import live
 from hierarchy_inspector.addon.inspection import inspect
 from hierarchy_inspector.addon.reading import read_chain, read_nodes
 from hierarchy_inspector.addon.scan import fill_scan_list
-
-
-def best_ms(fn, repeat: int) -> float:
-    best = math.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best * 1e3
 
 
 def build_scene(n: int, rng) -> None:

@@ -19,44 +19,17 @@ Prints a Markdown table (milliseconds, best of --repeat). Columns:
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 
 import numpy as np
+from bench_common import best_ms, random_forest
 from hierarchy_inspector import core
-
-
-def random_forest(rng, n: int, depth: int = 100, shuffle: bool = True) -> np.ndarray:
-    """Forest of depth ``depth``: 1% roots, every other node's parent on the level above."""
-    roots = max(1, n // 100)
-    inner = rng.integers(1, depth, size=n - roots)
-    inner[: depth - 1] = np.arange(1, depth)  # every level populated
-    level = np.concatenate([np.zeros(roots, dtype=np.int64), np.sort(inner)])
-    starts = np.searchsorted(level, np.arange(depth + 1))
-    parents = np.full(n, -1)
-    for d in range(1, depth):
-        a, b = starts[d], starts[d + 1]
-        parents[a:b] = rng.integers(starts[d - 1], starts[d], size=b - a)
-    if shuffle:
-        perm = rng.permutation(n)
-        inv = np.argsort(perm)
-        parents = np.where(parents[perm] >= 0, inv[np.maximum(parents[perm], 0)], -1)
-    return parents
 
 
 def random_local(rng, n: int) -> core.TRS:
     # Scales near 1 so products down a million-deep chain stay finite.
     return core.TRS(rng.normal(size=(n, 3)), rng.normal(size=(n, 4)), np.exp(rng.normal(scale=0.01, size=(n, 3))))
-
-
-def best_ms(fn, repeat: int) -> float:
-    best = math.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best * 1e3
 
 
 def seed_recursive_all(parents, local: core.TRS, budget_s: float) -> float | str:
