@@ -3,6 +3,9 @@
 #   make test   the whole test suite (core + add-on in real Blender via bpy from PyPI)
 #   make bench  timing tables
 #   make lint   ruff, and a type check of addon/ against fake-bpy-module (own venv)
+#   make package       build/dist/<id>-<version>.zip with Blender's extension tooling (from the bpy wheel)
+#   make test-blender  install that zip into a real Blender >= 4.2 ($$BLENDER, PATH, or Debian's in a
+#                      chroot it provisions) and run $(BLENDER_TEST_PATHS) inside it
 
 PYTHON ?= python3.11
 VENV   := .venv
@@ -11,7 +14,15 @@ STAMP  := $(VENV)/.installed-stamp
 TYPES  := .venv-types
 TYPES_STAMP := $(TYPES)/.installed-stamp
 
-.PHONY: all demo test bench lint typecheck clean
+# test-blender: which tests run inside Blender, and where its isolated user files go.
+BLENDER_TEST_PATHS ?= tests/core tests/addon $(wildcard tests/cli)
+BLENDER_SH   := tools/blender.sh
+EXT_ID       := $(shell sed -n 's/^id *= *"\(.*\)"/\1/p' blender_manifest.toml)
+EXT_VERSION  := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
+EXT_ZIP      := build/dist/$(EXT_ID)-$(EXT_VERSION).zip
+BLENDER_USER := $(CURDIR)/build/blender-user
+
+.PHONY: all demo test bench lint typecheck clean package test-blender
 
 all: test
 
@@ -34,6 +45,8 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_hierarchy.py
+	$(PY) benchmarks/bench_dynamics.py
+	$(PY) benchmarks/bench_addon.py
 
 lint: $(STAMP) typecheck
 	$(PY) -m ruff check .
@@ -50,5 +63,24 @@ typecheck: $(TYPES_STAMP)
 	@rm -rf build/typecheck && mkdir -p build/typecheck && ln -s "$(CURDIR)" build/typecheck/hierarchy_inspector
 	cd build/typecheck && MYPYPATH=. ../../$(TYPES)/bin/mypy --config-file ../../pyproject.toml -p hierarchy_inspector.addon
 
+package: $(STAMP)
+	$(PY) tools/package_extension.py --output-dir build/dist
+
+# Blender first (it may need provisioning), then the zip, the test packages for Blender's
+# Python, a fresh user directory, Blender's own install command, and pytest inside Blender.
+test-blender: $(STAMP)
+	$(BLENDER_SH) --ensure
+	$(PY) tools/package_extension.py --output-dir build/dist
+	$(PY) tools/blender_pylib.py --dest build/blender-pylib
+	rm -rf $(BLENDER_USER)
+	BLENDER_USER_RESOURCES=$(BLENDER_USER) $(BLENDER_SH) --factory-startup --offline-mode \
+	  --command extension install-file -r user_default --enable $(EXT_ZIP)
+	BLENDER_USER_RESOURCES=$(BLENDER_USER) HIERARCHY_INSPECTOR_MODULE=bl_ext.user_default.$(EXT_ID) \
+	  $(BLENDER_SH) --background --factory-startup --offline-mode --python-exit-code 1 \
+	  --python tests/blender_runner.py -- $(BLENDER_TEST_PATHS)
+
+# Refuses while anything is mounted under build/ (a chroot's /dev or /repo would be deleted through it).
 clean:
+	@! awk -v r="$(CURDIR)/build/" 'index($$5, r) == 1 { found = 1 } END { exit !found }' /proc/self/mountinfo 2>/dev/null || { \
+	  echo "error: file systems are mounted under build/ (findmnt | grep '$(CURDIR)/build'); unmount them before make clean"; exit 1; }
 	rm -rf $(VENV) $(TYPES) build dist .pytest_cache .hypothesis .ruff_cache .mypy_cache

@@ -85,7 +85,7 @@ def _codes(values, names: tuple[str, ...], what: str, n: int | None = None) -> n
         bad = [i for i, v in enumerate(flat.tolist()) if v not in lookup]
         if bad:
             raise InputError(
-                f"{what}[{bad[0]}]: unknown identifier {flat[bad[0]]!r}, expected one of {', '.join(names)}",
+                f"{what}[{bad[0]}]: unknown identifier {flat[bad[0]].item()!r}, expected one of {', '.join(names)}",
                 what,
                 (bad[0],),
             )

@@ -81,7 +81,7 @@ class Hierarchy:
             as_float = np.asarray(raw, dtype=np.float64)
             if not np.all(np.isfinite(as_float)) or not np.all(as_float == np.round(as_float)):
                 bad = int(np.flatnonzero(~np.isfinite(as_float) | (as_float != np.round(as_float)))[0])
-                raise HierarchyError(f"parents[{bad}] = {raw[bad]!r} is not an integer index", "parents", (bad,))
+                raise HierarchyError(f"parents[{bad}] = {raw[bad].item()!r} is not an integer index", "parents", (bad,))
         self.parents = raw.astype(np.int64, copy=True)
         self.names = list(names) if names is not None else None
         if self.names is not None and len(self.names) != len(self.parents):

@@ -27,10 +27,13 @@ def addon(empty_scene):
     """The add-on, registered, on an empty scene; yields the package module."""
     installed = os.environ.get("HIERARCHY_INSPECTOR_MODULE")
     if installed:
-        module = importlib.import_module(installed)
-        if not hasattr(bpy.types.Scene, "hierarchy_inspector"):
-            module.register()
-        yield module
+        # A factory reset disables the installed extension; enable it the way Blender
+        # tracks (a bare register() would leave it registered behind Blender's back).
+        import addon_utils
+
+        if not addon_utils.check(installed)[1]:
+            addon_utils.enable(installed, default_set=True)
+        yield importlib.import_module(installed)
         return
     import hierarchy_inspector as module
 
