@@ -122,17 +122,26 @@ def read_nodes(objects: Iterable[bpy.types.Object], with_bones: bool = True, ver
                 bone_parent_keys.append((arm.name, pb.parent.name) if pb.parent else (arm.name, ""))
     index = {k: i for i, k in enumerate(keys)}
     parents = np.full(len(keys), -1, dtype=np.int64)
+    parent_object = np.full(n_obj, -1, dtype=np.int64)  # the parent object's node, for verification
+    parent_types = [""] * n_obj
     for i, o in enumerate(objects):
         parent = o.parent
         if parent is None:
             continue
-        key = (parent.name, o.parent_bone) if (o.parent_type == "BONE" and o.parent_bone) else (parent.name, "")
-        parents[i] = index.get(key, index.get((parent.name, ""), -1))
+        kind = parent_types[i] = o.parent_type
+        parent_object[i] = index.get((parent.name, ""), -1)
+        bone = o.parent_bone if kind == "BONE" else ""
+        parents[i] = index.get((parent.name, bone), parent_object[i]) if bone else parent_object[i]
     for j, key in enumerate(bone_parent_keys):
         parents[n_obj + j] = index.get(key, -1)
     nodes = Nodes(keys, parents, np.concatenate(worlds), np.concatenate(mins), np.concatenate(maxs))
     if verify:
-        notes = verify_nodes.check_objects(bulk, objects, index, nodes.world)
+        modes = (
+            [o.rotation_mode for o in objects]
+            if isinstance(bulk, _Sequence)
+            else verify_nodes.bulk_rotation_modes(bulk, n_obj)
+        )
+        notes = verify_nodes.check_objects(bulk, objects, modes, parent_object, parent_types, nodes.world)
         for arm, pose, arm_parents in armatures:
             notes += verify_nodes.check_bones(arm, arm_parents, pose)
         nodes.notes = notes

@@ -73,19 +73,38 @@ def _vertex_positions(parent, indices: list[int]) -> np.ndarray | None:
     return np.array([tuple(vertices[i].co) for i in indices], dtype=np.float64)
 
 
-def object_parent_matrices(objects, index: dict, world: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def bulk_rotation_modes(bulk, count: int) -> np.ndarray:
+    """Rotation-mode codes of a whole collection in one read (Blender hands DNA values)."""
+    dna = np.empty(count, dtype=np.int32)
+    if count:
+        bulk.foreach_get("rotation_mode", dna)
+    return bm.rotation_mode_codes_from_dna(dna)
+
+
+_PLAIN_PARENTS = {"OBJECT", "ARMATURE", "LATTICE"}
+
+
+def object_parent_matrices(
+    objects, parent_object: np.ndarray, parent_types: list[str], world: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Blender's parent matrix ``P (N, 4, 4)`` per object, from the parents' evaluated
-    matrices, and which objects could be checked at all ``(N,)``."""
+    matrices, and which objects could be checked at all ``(N,)``.
+
+    ``parent_object[i]`` is the node index of object i's parent object (-1: none, or not
+    read), ``parent_types[i]`` its ``parent_type`` ("" without a parent). Plain parent
+    types are one gather; bone and vertex parents take a few Python steps each.
+    """
     n = len(objects)
     p = np.tile(np.eye(4), (n, 1, 1))
     checkable = np.ones(n, dtype=bool)
-    for i, obj in enumerate(objects):
+    plain = np.array([t in _PLAIN_PARENTS for t in parent_types], dtype=bool) & (parent_object >= 0)
+    p[plain] = world[parent_object[plain]]
+    for i in np.flatnonzero(np.array([t != "" for t in parent_types], dtype=bool) & ~plain):
+        obj = objects[i]
         parent = obj.parent
-        if parent is None:
-            continue
-        k = index.get((parent.name, ""))
-        parent_world = world[k] if k is not None else np.asarray(parent.matrix_world, dtype=np.float64)
-        kind = obj.parent_type
+        k = parent_object[i]
+        parent_world = world[k] if k >= 0 else np.asarray(parent.matrix_world, dtype=np.float64)
+        kind = parent_types[i]
         if kind == "BONE":
             pose_bone = parent.pose.bones.get(obj.parent_bone) if parent.pose else None
             if pose_bone is None:
@@ -106,21 +125,24 @@ def object_parent_matrices(objects, index: dict, world: np.ndarray) -> tuple[np.
                 checkable[i] = False
                 continue
             p[i] = bm.vertex_parent_matrix(parent_world[None], verts[None] if count == 3 else verts[:1])[0]
-        else:
+        else:  # a plain parent type whose parent object was not read
             p[i] = parent_world
     return p, checkable
 
 
-def check_objects(bulk, objects, index: dict, world: np.ndarray) -> list[str]:
-    """Notes per object: "" where Blender's matrix follows from the raw properties."""
+def check_objects(bulk, objects, rotation_modes, parent_object, parent_types, world: np.ndarray) -> list[str]:
+    """Notes per object: "" where Blender's matrix follows from the raw properties.
+
+    ``rotation_modes``: codes or identifiers per object; ``parent_object`` and
+    ``parent_types`` as in :func:`object_parent_matrices`.
+    """
     n = len(objects)
     if not n:
         return []
     raw = {prop: _read(bulk, prop, n, width) for prop, width in _OBJECT_PROPS}
-    modes = [o.rotation_mode for o in objects]
     basis = bm.basis_matrices(
         raw["location"],
-        modes,
+        rotation_modes,
         raw["rotation_quaternion"],
         raw["rotation_euler"],
         raw["rotation_axis_angle"],
@@ -131,8 +153,8 @@ def check_objects(bulk, objects, index: dict, world: np.ndarray) -> list[str]:
         raw["delta_scale"],
     )
     parent_inverse = _read(bulk, "matrix_parent_inverse", n, 16).reshape(n, 4, 4).transpose(0, 2, 1)
-    p, checkable = object_parent_matrices(objects, index, world)
-    has_parent = np.array([o.parent is not None for o in objects], dtype=bool)
+    p, checkable = object_parent_matrices(objects, parent_object, parent_types, world)
+    has_parent = np.array([t != "" for t in parent_types], dtype=bool)
     model = bm.object_world_matrices(p, parent_inverse, basis, has_parent)
     bad = (_relative_error(model, world[:n]) > TOLERANCE) & checkable
     return [object_reason(objects[i]) if bad[i] else "" for i in range(n)]

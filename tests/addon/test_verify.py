@@ -94,7 +94,10 @@ def test_every_parent_type_and_rotation_mode_matches_blender(empty_scene, seed):
     assert nodes.notes == [""] * len(nodes), [(nodes.label(i), n) for i, n in enumerate(nodes.notes) if n]
     # The check can fail: a wrong parent matrix is caught.
     objects = list(scene.objects)
-    p, checkable = verify.object_parent_matrices(objects, nodes.index(), nodes.world)
+    index = nodes.index()
+    parent_object = np.array([index[(o.parent.name, "")] if o.parent else -1 for o in objects])
+    parent_types = [o.parent_type if o.parent else "" for o in objects]
+    p, checkable = verify.object_parent_matrices(objects, parent_object, parent_types, nodes.world)
     assert checkable.all()
     assert not np.allclose(p[objects.index(bpy.data.objects["bone"])], nodes.world[nodes.index()[("Rig", "tip")]])
 
