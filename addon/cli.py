@@ -7,7 +7,8 @@ as the panel and the operators runs underneath.
 Exit codes: 0 ran and nothing exceeded a threshold; 1 a threshold was exceeded
 (``--fail-on-shear``); 2 bad input (missing file, not a .blend, unknown object or
 scene, unwritable output, a scene that cannot be exported or fixed as asked): one line
-on stderr, no traceback, and no output file is left half written.
+on stderr, no traceback, and no output file is left half written; 3 an internal error
+(a bug: one line, the traceback with ``HIERARCHY_INSPECTOR_DEBUG=1``).
 """
 
 from __future__ import annotations
@@ -224,6 +225,8 @@ def _cmd_fix(args) -> int:
     _check_outputs(args.out)
     if not args.out.lower().endswith(".blend"):
         raise UsageError(f"{args.out}: the fixed file must be a .blend")
+    if os.path.abspath(args.out) == os.path.abspath(args.blend):
+        raise UsageError(f"{args.out}: the fixed copy must not replace the input file")
     open_blend(args.blend)
     scene = _scene(args.scene)
     if args.frame is not None:
@@ -231,8 +234,11 @@ def _cmd_fix(args) -> int:
     inspection = _inspect_scene(scene, args)
     try:
         if args.method == "helpers":
-            changed = [h for h, _obj in export.insert_helpers(inspection)]
+            result = export.insert_helpers(inspection)
+            changed = [h for h, _obj in result.inserted]
             what = "helper empties inserted"
+            for name, why in result.skipped:
+                print(f"not changed: '{name}' ({why}); its exported local keeps the shear")
         else:
             changed = fix_bake.bake_residual(inspection)
             what = "objects baked"
@@ -329,6 +335,13 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"hierarchy_inspector: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:  # a bug, not the user's input: never mistaken for exit code 1
+        if os.environ.get("HIERARCHY_INSPECTOR_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        print(f"hierarchy_inspector: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 3
     if getattr(args, "command", "") != "demo" and time.perf_counter() - started > 5:
         _progress(f"done in {time.perf_counter() - started:.1f} s")
     return code

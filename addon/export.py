@@ -22,12 +22,9 @@ import bpy
 import numpy as np
 
 from .. import core
+from .editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, as_np, check_editable, parent_matrix, to_blender
 from .gltf_io import Gltf
 from .inspection import Inspection
-
-#: Local shear (degrees) above which a helper is inserted; below, the TRS is exact to
-#: float32 and a helper would only add a node.
-HELPER_SHEAR_DEG = 1e-4
 
 #: Blender Z-up to glTF Y-up: (x, y, z) -> (x, z, -y).
 Y_UP = np.array([[1.0, 0, 0, 0], [0, 0, 1.0, 0], [0, -1.0, 0, 0], [0, 0, 0, 1.0]])
@@ -40,77 +37,97 @@ class ExportError(Exception):
 # -- helper empties (objects) ------------------------------------------------------------
 
 
-def _object_parent_matrix(obj: bpy.types.Object) -> np.ndarray:
-    """Blender's parent matrix P (``matrix_world = P @ matrix_local``) of ``obj``."""
-    world = np.asarray(obj.matrix_world, dtype=np.float64)
-    local = np.asarray(obj.matrix_local, dtype=np.float64)
-    return world @ np.linalg.inv(local)
-
-
 def helper_plan(inspection: Inspection) -> list[int]:
-    """Object nodes whose local matrix holds shear an exporter would drop."""
+    """Object nodes whose local matrix holds shear an exporter would drop (above the
+    float32 noise of ``inverse(parent world) @ world``, see ``Inspection``)."""
     nodes = inspection.nodes
-    sheared = inspection.local_shear_max > HELPER_SHEAR_DEG
-    return [i for i in np.flatnonzero(sheared) if nodes.kind(int(i)) == "object" and nodes.parents[i] >= 0]
+    return [
+        int(i)
+        for i in np.flatnonzero(inspection.local_shear_real)
+        if nodes.kind(int(i)) == "object" and nodes.parents[i] >= 0
+    ]
 
 
-def insert_helpers(inspection: Inspection, collection_name: str = "") -> list[tuple[str, str]]:
+class HelperResult(NamedTuple):
+    inserted: list[tuple[str, str]]  #: (helper, object) names
+    skipped: list[tuple[str, str]]  #: (object, why) for sheared objects left as they are
+    saved: list  #: parenting to restore and helpers to delete (see :func:`remove_helpers`)
+
+
+def insert_helpers(inspection: Inspection) -> HelperResult:
     """Insert a helper empty above every object whose local matrix holds shear.
 
     The helper gets the outer TRS of the exact split (in its parent inverse, its own
     channels stay clean); the object is re-parented to it and keeps its loc / rot /
-    scale, its world matrix and its children. Exact at the current frame. Validates
-    everything first: on an error nothing is changed. Returns (helper, object) names.
+    scale, its world matrix and its children. Exact at the current frame.
+
+    Objects deformed through their parent (parent type Armature or Lattice) are skipped
+    and listed: re-parenting them would drop the deformation. Everything is validated
+    first, and a failure while inserting restores what was done: on an error nothing
+    has changed.
     """
     nodes = inspection.nodes
     plan: list[tuple[int, bpy.types.Object]] = []
+    skipped: list[tuple[str, str]] = []
     for i in helper_plan(inspection):
         name = nodes.keys[i][0]
         obj = bpy.data.objects.get(name)
         if obj is None:
             raise ExportError(f"object '{name}' no longer exists: inspect again")
-        if obj.library is not None or obj.override_library is not None:
-            raise ExportError(f"object '{name}' is linked from a library: make it local first")
-        if abs(np.linalg.det(np.asarray(obj.matrix_local, dtype=np.float64)[:3, :3])) < 1e-12:
-            raise ExportError(f"object '{name}' has zero scale: its parent matrix cannot be recovered")
+        if obj.parent_type in DEFORMING_PARENTS and obj.type in DEFORMABLE:
+            skipped.append((name, f"deformed by its {obj.parent_type.lower()} parent"))
+            continue
+        check_editable(obj, ExportError, "inserting a helper")
         plan.append((i, obj))
-    done = []
-    for i, obj in plan:
-        outer, inner = core.split_to_trs(inspection.local_matrices[i])
-        parent_world = nodes.world[nodes.parents[i]]
-        world_before = np.asarray(obj.matrix_world, dtype=np.float64)
-        p = _object_parent_matrix(obj)
-        helper = bpy.data.objects.new(f"{obj.name} (shear helper)", None)
-        helper.empty_display_type = "PLAIN_AXES"
-        helper.empty_display_size = 0.25
-        collections = list(obj.users_collection) or [bpy.context.scene.collection]
-        for coll in collections:
-            coll.objects.link(helper)
-        helper.parent = obj.parent
-        helper.parent_type = obj.parent_type
-        if obj.parent_type == "BONE":
-            helper.parent_bone = obj.parent_bone
-        elif obj.parent_type in {"VERTEX", "VERTEX_3"}:
-            helper.parent_vertices = obj.parent_vertices
-        helper_world = parent_world @ outer.to_matrix()
-        helper.matrix_parent_inverse = _to_blender(np.linalg.inv(p) @ helper_world)
-        basis = np.asarray(obj.matrix_basis, dtype=np.float64)
-        obj.parent = helper
-        obj.parent_type = "OBJECT"
-        obj.matrix_parent_inverse = _to_blender(inner.to_matrix() @ np.linalg.inv(basis))
+    saved: list = []
+    try:
+        for i, obj in plan:
+            _insert_helper(inspection, i, obj, saved)
         bpy.context.view_layer.update()
-        after = np.asarray(obj.matrix_world, dtype=np.float64)
-        scale = max(1.0, np.abs(world_before).max())
-        if np.abs(after - world_before).max() > 1e-4 * scale:
-            raise ExportError(f"inserting a helper above '{obj.name}' moved it; undo and report this")
-        done.append((helper.name, obj.name))
-    return done
+        for i, obj in plan:
+            after = as_np(obj.matrix_world)
+            before = nodes.world[i]
+            if np.abs(after - before).max() > 1e-4 * max(1.0, np.abs(before).max()):
+                raise ExportError(f"inserting a helper above '{obj.name}' would move it; nothing was changed")
+    except BaseException:
+        remove_helpers(saved)
+        raise
+    inserted = [(helper.name, state.obj.name) for state, helper in saved]
+    return HelperResult(inserted, skipped, saved)
 
 
-def _to_blender(m: np.ndarray):
-    from mathutils import Matrix
+def _insert_helper(inspection: Inspection, i: int, obj, saved: list) -> None:
+    nodes = inspection.nodes
+    outer, inner = core.split_to_trs(inspection.local_matrices[i])
+    helper_world = nodes.world[nodes.parents[i]] @ outer.to_matrix()
+    p = parent_matrix(obj)
+    basis = as_np(obj.matrix_basis)
+    state = Parenting.save(obj)
+    helper = bpy.data.objects.new(f"{obj.name} (shear helper)", None)
+    saved.append((state, helper))
+    helper.empty_display_type = "PLAIN_AXES"
+    helper.empty_display_size = 0.25
+    for coll in list(obj.users_collection) or [bpy.context.scene.collection]:
+        coll.objects.link(helper)
+    helper.parent = obj.parent
+    helper.parent_type = obj.parent_type
+    if obj.parent_type == "BONE":
+        helper.parent_bone = obj.parent_bone
+    elif obj.parent_type in {"VERTEX", "VERTEX_3"}:
+        helper.parent_vertices = obj.parent_vertices
+    helper.matrix_parent_inverse = to_blender(np.linalg.inv(p) @ helper_world)
+    obj.parent = helper
+    obj.parent_type = "OBJECT"
+    obj.matrix_parent_inverse = to_blender(inner.to_matrix() @ np.linalg.inv(basis))
 
-    return Matrix([[float(v) for v in row] for row in m])
+
+def remove_helpers(saved: list) -> None:
+    """Undo :func:`insert_helpers`: restore each object's parenting, delete the helpers."""
+    for state, helper in reversed(saved):
+        state.restore()
+        bpy.data.objects.remove(helper)
+    if saved:
+        bpy.context.view_layer.update()
 
 
 # -- glTF ---------------------------------------------------------------------------------
@@ -134,10 +151,12 @@ def gltf_frames(inspection: Inspection, y_up: bool) -> tuple[np.ndarray, np.ndar
 
 def gltf_node_index(gltf: Gltf, inspection: Inspection) -> dict[int, int]:
     """Inspection node index -> glTF node index (objects by name, bones by skin)."""
+    joints = gltf.joints()
+    joint_nodes = set(joints.values())
     by_name: dict[str, int] = {}
     for k, node in enumerate(gltf.nodes):
-        by_name.setdefault(node.get("name", ""), k)
-    joints = gltf.joints()
+        if k not in joint_nodes:  # an object may share a bone's name
+            by_name.setdefault(node.get("name", ""), k)
     out = {}
     for i, (obj, bone) in enumerate(inspection.nodes.keys):
         j = joints.get((obj, bone)) if bone else by_name.get(obj)
@@ -152,7 +171,7 @@ def add_joint_helpers(gltf: Gltf, inspection: Inspection, y_up: bool) -> list[st
     index = gltf_node_index(gltf, inspection)
     nodes = inspection.nodes
     added = []
-    for i in np.flatnonzero(inspection.local_shear_max > HELPER_SHEAR_DEG):
+    for i in np.flatnonzero(inspection.local_shear_real):
         i = int(i)
         p = int(nodes.parents[i])
         if nodes.kind(i) != "bone" or i not in index or p < 0:
@@ -184,6 +203,7 @@ class GltfResult(NamedTuple):
     absolute_error: float  #: largest matrix-entry difference, scene units
     helpers: int  #: helper empties inserted in Blender + helper nodes added above joints
     per_node: dict  #: label -> absolute error
+    skipped: list  #: (object, why) sheared objects that got no helper
 
 
 def write_gltf(
@@ -197,12 +217,15 @@ def write_gltf(
     read back and composed as a viewer does; the result says how far it is from
     Blender's world matrices.
     """
-    from .files import write_with
+    from .files import check_writable, write_with
     from .scan import scan_scene
 
+    check_writable(out)
+    if scene != bpy.context.scene:
+        raise ExportError(f"scene '{scene.name}' is not the current scene: Blender's exporter writes the current one")
     inspection = scan_scene(scene, *thresholds)
-    added = insert_helpers(inspection) if helpers else []
-    if added:
+    added = insert_helpers(inspection) if helpers else HelperResult([], [], [])
+    if added.inserted:
         inspection = scan_scene(scene, *thresholds)
     result: dict = {"joints": []}
 
@@ -214,10 +237,14 @@ def write_gltf(
             gltf.save(tmp)
         result["error"] = gltf_error(tmp, inspection, y_up)
 
-    write_with(out, write)
+    try:
+        write_with(out, write)
+    except BaseException:
+        remove_helpers(added.saved)  # the export failed: leave the scene as it was
+        raise
     relative, per_node = result["error"]
     absolute = max(per_node.values()) if per_node else 0.0
-    return GltfResult(relative, absolute, len(added) + len(result["joints"]), per_node)
+    return GltfResult(relative, absolute, len(added.inserted) + len(result["joints"]), per_node, added.skipped)
 
 
 def gltf_error(path: str, inspection: Inspection, y_up: bool) -> tuple[float, dict[str, float]]:
@@ -294,6 +321,7 @@ def accumulated_document(inspection: Inspection) -> dict:
                 "kind": nodes.kind(i),
                 "armature": nodes.armature(i),
                 "parent": nodes.name(parent) if parent >= 0 else None,
+                "parent_armature": nodes.armature(parent) if parent >= 0 else None,
                 "translation": local.translation[i].tolist(),
                 "rotation": local.rotation[i].tolist(),
                 "scale": local.scale[i].tolist(),

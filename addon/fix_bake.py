@@ -14,13 +14,13 @@ several objects, sheared objects of other types than mesh and empty, and zero sc
 
 from __future__ import annotations
 
-from typing import cast
+from typing import NamedTuple, cast
 
 import bpy
 import numpy as np
-from mathutils import Matrix
 
 from .. import core
+from .editing import as_np, check_editable, parent_matrix, to_blender
 from .inspection import Inspection
 
 #: World shear (degrees) above which an object is baked.
@@ -30,14 +30,6 @@ BAKEABLE = {"MESH", "EMPTY"}
 
 class BakeError(Exception):
     """The scene cannot be baked as asked; nothing was changed."""
-
-
-def _m(a: np.ndarray) -> Matrix:
-    return Matrix([[float(v) for v in row] for row in a])
-
-
-def _np(m) -> np.ndarray:
-    return np.asarray(m, dtype=np.float64)
 
 
 def bake_plan(inspection: Inspection) -> tuple[list[str], list[str]]:
@@ -57,8 +49,7 @@ def validate(names: list[str]) -> list[bpy.types.Object]:
         obj = bpy.data.objects.get(name)
         if obj is None:
             raise BakeError(f"object '{name}' no longer exists: inspect again")
-        if obj.library is not None or obj.override_library is not None:
-            raise BakeError(f"object '{name}' is linked from a library: make it local first")
+        check_editable(obj, BakeError, "baking")
         if obj.type not in BAKEABLE:
             raise BakeError(f"object '{name}' is a {obj.type.lower()}: only meshes and empties can be baked")
         data = obj.data
@@ -70,57 +61,80 @@ def validate(names: list[str]) -> list[bpy.types.Object]:
                     f"mesh '{data.name}' is used by {data.users} objects; baking '{name}' would change them all "
                     "(make it single user first: Object > Relations > Make Single User)"
                 )
-        if abs(np.linalg.det(_np(obj.matrix_local)[:3, :3])) < 1e-12:
-            raise BakeError(f"object '{name}' has zero scale: its parent matrix cannot be recovered")
         objects.append(obj)
     return objects
 
 
-def _parent_matrix(obj) -> np.ndarray:
-    """Blender's current parent matrix P of ``obj`` (``matrix_world = P @ matrix_local``)."""
-    return _np(obj.matrix_world) @ np.linalg.inv(_np(obj.matrix_local))
+class _Step(NamedTuple):
+    obj: bpy.types.Object
+    parent_inverse: np.ndarray  #: the new matrix_parent_inverse
+    mesh_matrix: np.ndarray | None  #: applied to the mesh (baked objects), else None
 
 
-def _set_world_keep_channels(obj, world: np.ndarray) -> None:
-    """Make ``obj.matrix_world == world`` through its parent inverse only."""
-    p = _parent_matrix(obj)
-    obj.matrix_parent_inverse = _m(np.linalg.inv(p) @ world @ np.linalg.inv(_np(obj.matrix_basis)))
+def plan_bake(targets: list[bpy.types.Object], scene) -> list[_Step]:
+    """Every change the bake makes, computed before anything is touched.
+
+    Baked objects get ``W' = T R S`` of their world and their mesh the residual
+    ``inverse(W') @ W``; their other children keep their worlds. The parent matrices
+    after the change are known in advance: a baked parent's new world for plain parent
+    types, unchanged otherwise (bones are never baked, and a baked mesh keeps every
+    vertex's world position). Raises :class:`BakeError` for what cannot be kept.
+    """
+    target_names = {o.name for o in targets}
+    worlds = {o.name: as_np(o.matrix_world) for o in scene.objects}
+    clean = {o.name: core.decompose(worlds[o.name]).trs().to_matrix() for o in targets}
+    children = []
+    for obj in targets:
+        for child in obj.children:
+            if child.name in target_names or child.name not in worlds:
+                continue
+            if child.parent_type == "VERTEX_3":
+                raise BakeError(
+                    f"'{child.name}' hangs on three vertices of '{obj.name}': baking would turn it; nothing was changed"
+                )
+            check_editable(child, BakeError, f"baking its parent '{obj.name}'")
+            children.append(child)
+    steps = []
+    try:
+        for obj in sorted([*targets, *children], key=_depth):
+            p = parent_matrix(obj)
+            parent = obj.parent
+            if parent is not None and parent.name in clean and obj.parent_type in {"OBJECT", "ARMATURE", "LATTICE"}:
+                p = clean[parent.name] @ np.linalg.inv(worlds[parent.name]) @ p  # the parent's new world
+            new_world = clean.get(obj.name, worlds[obj.name])
+            inverse = np.linalg.inv(p) @ new_world @ np.linalg.inv(as_np(obj.matrix_basis))
+            mesh = None
+            if obj.name in clean and obj.data is not None:
+                mesh = np.linalg.inv(clean[obj.name]) @ worlds[obj.name]
+                mesh[:3, 3] = 0.0
+                mesh[3] = (0.0, 0.0, 0.0, 1.0)
+            steps.append(_Step(obj, inverse, mesh))
+    except np.linalg.LinAlgError:
+        raise BakeError(
+            f"'{obj.name}' or its parent has zero scale: it cannot be kept in place; nothing was changed"
+        ) from None
+    return steps
 
 
 def bake_residual(inspection: Inspection, context=None) -> list[str]:
     """Bake every sheared object (see the module docstring). Returns the baked names.
 
-    Bones cannot be baked; they are left as they are (see :func:`bake_plan`).
+    Bones cannot be baked; they are left as they are (see :func:`bake_plan`). Every
+    check and every matrix is computed first: on :class:`BakeError` nothing changed.
     """
     context = context or bpy.context
     names, _bones = bake_plan(inspection)
     targets = validate(names)
     if not targets:
         return []
-    target_names = {o.name for o in targets}
-    # Every object's world before anything changes: children must keep theirs.
-    worlds = {o.name: _np(o.matrix_world) for o in context.scene.objects}
-    children = {o.name: [c for c in o.children if c.name in worlds and c.name not in target_names] for o in targets}
-    by_depth = sorted(targets, key=lambda o: _depth(o))
-    view_layer = context.view_layer
-    for obj in by_depth:
-        view_layer.update()
-        world = worlds[obj.name]
-        parts = core.decompose(world)
-        clean = parts.trs().to_matrix()
-        residual = np.linalg.inv(clean) @ world
-        residual[:3, 3] = 0.0
-        residual[3] = (0.0, 0.0, 0.0, 1.0)
-        if obj.data is not None:
-            mesh = cast(bpy.types.Mesh, obj.data)  # validated: meshes and empties only
-            mesh.transform(_m(residual), shape_keys=True)
+    for step in plan_bake(targets, context.scene):
+        if step.mesh_matrix is not None:
+            mesh = cast(bpy.types.Mesh, step.obj.data)  # validated: meshes and empties only
+            mesh.transform(to_blender(step.mesh_matrix), shape_keys=True)
             mesh.update()
-        _set_world_keep_channels(obj, clean)
-        view_layer.update()
-        for child in children[obj.name]:
-            _set_world_keep_channels(child, worlds[child.name])
-    view_layer.update()
-    return [o.name for o in by_depth]
+        step.obj.matrix_parent_inverse = to_blender(step.parent_inverse)
+    context.view_layer.update()
+    return [o.name for o in sorted(targets, key=_depth)]
 
 
 def _depth(obj) -> int:
@@ -129,13 +143,3 @@ def _depth(obj) -> int:
         obj = obj.parent
         d += 1
     return d
-
-
-def world_vertices(obj) -> np.ndarray:
-    """World positions ``(V, 3)`` of a mesh object's vertices."""
-    mesh = obj.data
-    co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
-    mesh.vertices.foreach_get("co", co)
-    co = co.reshape(-1, 3).astype(np.float64)
-    w = _np(obj.matrix_world)
-    return co @ w[:3, :3].T + w[:3, 3]

@@ -21,8 +21,12 @@ SHEAR_THRESHOLD_DEG = 0.1
 CORNER_THRESHOLD = 1e-3
 #: A scale counts as non-uniform when its largest and smallest magnitudes differ by more.
 NON_UNIFORM_RATIO = 1e-4
-#: Blender stores float32 matrices: relative differences below this are round-off.
-FLOAT32_TOLERANCE = 1e-5
+#: Local shear below this (degrees) is never treated as real.
+LOCAL_SHEAR_FLOOR_DEG = 1e-4
+#: ``inverse(parent world) @ world`` from float32 matrices carries noise of about
+#: ``eps32 * cond(parent)`` radians; shear below this many times that is not trusted.
+LOCAL_NOISE_FACTOR = 8.0
+_EPS32 = float(np.finfo(np.float32).eps)
 
 
 @dataclass
@@ -107,6 +111,26 @@ class Inspection:
         return np.abs(self.local_shear_deg).max(axis=-1) if len(self.nodes) else np.zeros(0)
 
     @cached_property
+    def local_shear_noise_deg(self) -> np.ndarray:
+        """Float32 noise of the local shear ``(N,)``, degrees: Blender's matrices are
+        float32, and inverting the parent's world amplifies their round-off by its
+        condition number (a parent scaled (50, 0.02, 1) makes a clean child look
+        sheared by a few thousandths of a degree)."""
+        n = len(self.nodes)
+        noise = np.zeros(n)
+        has = self.nodes.parents >= 0
+        if has.any():
+            sv = np.linalg.svd(self.nodes.world[self.nodes.parents[has], :3, :3], compute_uv=False)
+            cond = sv[:, 0] / np.maximum(sv[:, 2], 1e-300)
+            noise[has] = np.degrees(LOCAL_NOISE_FACTOR * _EPS32 * np.minimum(cond, 1e12))
+        return noise
+
+    @cached_property
+    def local_shear_real(self) -> np.ndarray:
+        """Local shear an exporter really drops (above the floor and the noise) ``(N,)``."""
+        return self.local_shear_max > np.maximum(LOCAL_SHEAR_FLOOR_DEG, self.local_shear_noise_deg)
+
+    @cached_property
     def worst_corner(self) -> np.ndarray:
         """Largest corner distance of either engine model from Blender ``(N,)``."""
         return np.maximum(self.analysis.matrix_model.max_corner, self.analysis.accumulated_deviation.max_corner)
@@ -118,11 +142,8 @@ class Inspection:
     @cached_property
     def flagged(self) -> np.ndarray:
         """Nodes an artist should look at: sheared, a lossy local, or models apart."""
-        return (
-            self.sheared
-            | (self.local_shear_max > self.shear_threshold_deg)
-            | (self.worst_corner > self.corner_threshold)
-        )
+        lossy = self.local_shear_real & (self.local_shear_max > self.shear_threshold_deg)
+        return self.sheared | lossy | (self.worst_corner > self.corner_threshold)
 
     def summary(self) -> dict:
         n = len(self.nodes)
@@ -210,7 +231,7 @@ def explain(inspection: Inspection, i: int) -> list[str]:
         parent = nodes.label(int(nodes.parents[i]))
         out.append(f"Parent '{parent}' has zero scale on an axis: the local transform of '{name}' is undefined.")
     local_shear = float(inspection.local_shear_max[i])
-    if local_shear > inspection.shear_threshold_deg:
+    if local_shear > inspection.shear_threshold_deg and inspection.local_shear_real[i]:
         out.append(
             f"The local matrix of '{name}' holds {local_shear:.1f} deg of shear (often a parent inverse set while "
             f"the parent was rotated and scaled non-uniformly). glTF and FBX exporters drop it silently: "
@@ -222,11 +243,7 @@ def explain(inspection: Inspection, i: int) -> list[str]:
         if cause is not None:
             ancestor, angle = cause
             scale = a.local.scale[ancestor]
-            tip = (
-                "set the bone's Inherit Scale to Aligned or Fix Shear"
-                if nodes.kind(i) == BONE
-                else f"apply the scale of '{nodes.label(ancestor)}' (Ctrl+A) or parent to an unscaled empty"
-            )
+            tip = _fix_tip(nodes, i, ancestor)
             out.append(
                 f"'{name}' is skewed {shear:.1f} deg: its ancestor '{nodes.label(ancestor)}' is scaled non-uniformly "
                 f"{_fmt3(scale)} and '{name}' is rotated {angle:.0f} deg relative to it. To fix, {tip}."
@@ -246,6 +263,19 @@ def explain(inspection: Inspection, i: int) -> list[str]:
             f"use Fix > Insert helpers before exporting."
         )
     return out
+
+
+def _fix_tip(nodes: Nodes, i: int, ancestor: int) -> str:
+    """What to do, by what the scaled ancestor is."""
+    label = nodes.label(ancestor)
+    if nodes.kind(ancestor) == BONE:
+        if nodes.kind(i) == BONE:
+            return "set the Inherit Scale of the bones below it to Aligned or Fix Shear"
+        return f"parent to a bone without non-uniform scale, or remove the scale of '{label}'"
+    if nodes.kind(i) == BONE and nodes.armature(i) == nodes.keys[ancestor][0]:
+        # Bones never see the armature object's scale through Inherit Scale.
+        return f"apply the scale of the armature object '{label}' (Ctrl+A); Inherit Scale cannot help"
+    return f"apply the scale of '{label}' (Ctrl+A) or parent to an unscaled empty"
 
 
 def _shear_cause(inspection: Inspection, i: int) -> tuple[int, float] | None:

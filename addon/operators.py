@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import bpy
-from bpy.props import IntProperty, StringProperty
+from bpy.props import StringProperty
 
 from . import demo_scenes, live
 from .panel import comparison_text, focus_index
-from .selection import select_node, set_bone_selected
+from .selection import set_bone_selected
 
 
 def _needs_chain(cls, context) -> bool:
@@ -24,10 +24,12 @@ class HI_OT_show_details(bpy.types.Operator):
     bl_label = "Show details"
     bl_options = {"INTERNAL"}
 
-    index: IntProperty(default=-1)  # type: ignore[valid-type]
+    object_name: StringProperty()  # type: ignore[valid-type]
+    bone_name: StringProperty()  # type: ignore[valid-type]
 
     def execute(self, context):
-        context.scene.hierarchy_inspector.detail_index = self.index
+        settings = context.scene.hierarchy_inspector
+        settings.detail_object, settings.detail_bone = self.object_name, self.bone_name
         return {"FINISHED"}
 
 
@@ -76,6 +78,7 @@ class HI_OT_select_flagged(bpy.types.Operator):
         for obj in context.selected_objects:
             obj.select_set(False)
         selected = missing = 0
+        first = None
         view_layer = context.view_layer
         for item in items:
             obj = bpy.data.objects.get(item.object_name)
@@ -83,31 +86,14 @@ class HI_OT_select_flagged(bpy.types.Operator):
                 missing += 1
                 continue
             obj.select_set(True)
+            first = first or obj
             if item.bone_name and obj.type == "ARMATURE" and item.bone_name in obj.pose.bones:
                 set_bone_selected(obj, item.bone_name, True)
             selected += 1
-        if selected and view_layer.objects.active is None:
-            view_layer.objects.active = bpy.data.objects.get(items[0].object_name)
+        if first is not None and view_layer.objects.active is None:
+            view_layer.objects.active = first
         note = f" ({missing} no longer exist: scan again)" if missing else ""
         self.report({"INFO"}, f"Selected {selected} flagged nodes{note}")
-        return {"FINISHED"}
-
-
-class HI_OT_select_node(bpy.types.Operator):
-    """Select this object or bone and make it active"""
-
-    bl_idname = "hierarchy_inspector.select_node"
-    bl_label = "Select"
-    bl_options = {"REGISTER", "UNDO"}
-
-    object_name: StringProperty()  # type: ignore[valid-type]
-    bone_name: StringProperty()  # type: ignore[valid-type]
-
-    def execute(self, context):
-        if not select_node(context, self.object_name, self.bone_name):
-            label = f"{self.object_name} > {self.bone_name}" if self.bone_name else self.object_name
-            self.report({"ERROR"}, f"'{label}' no longer exists")
-            return {"CANCELLED"}
         return {"FINISHED"}
 
 
@@ -135,4 +121,4 @@ class HI_OT_build_demo(bpy.types.Operator):
         return {"FINISHED"}
 
 
-CLASSES = (HI_OT_show_details, HI_OT_copy_comparison, HI_OT_select_flagged, HI_OT_select_node, HI_OT_build_demo)
+CLASSES = (HI_OT_show_details, HI_OT_copy_comparison, HI_OT_select_flagged, HI_OT_build_demo)

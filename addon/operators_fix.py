@@ -10,6 +10,7 @@ from bpy_extras.io_utils import ExportHelper
 
 from . import export, fix_bake, live, preferences
 from .files import OutputError, write_text
+from .gltf_io import GltfError
 from .scan import scan_scene
 
 
@@ -42,15 +43,19 @@ class HI_OT_insert_helpers(bpy.types.Operator):
 
     def execute(self, context):
         try:
-            done = export.insert_helpers(_inspect(context))
+            result = export.insert_helpers(_inspect(context))
         except export.ExportError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
         live.invalidate()
-        if not done:
-            self.report({"INFO"}, "No local matrix holds shear: nothing to do")
+        skipped = "; ".join(f"'{name}' left as it is ({why})" for name, why in result.skipped)
+        if not result.inserted:
+            self.report({"WARNING"} if skipped else {"INFO"}, skipped or "No local matrix holds shear: nothing to do")
             return {"CANCELLED"}
-        self.report({"INFO"}, f"Inserted {len(done)} helper(s): {', '.join(h for h, _ in done)}")
+        names = ", ".join(h for h, _ in result.inserted)
+        self.report(
+            {"INFO"}, f"Inserted {len(result.inserted)} helper(s): {names}" + (f"; {skipped}" if skipped else "")
+        )
         return {"FINISHED"}
 
 
@@ -68,13 +73,13 @@ class HI_OT_bake_residual(bpy.types.Operator):
 
     def execute(self, context):
         inspection = _inspect(context)
+        _objects, bones = fix_bake.bake_plan(inspection)
         try:
             baked = fix_bake.bake_residual(inspection, context)
         except fix_bake.BakeError as exc:
             self.report({"ERROR"}, f"Nothing changed: {exc}")
             return {"CANCELLED"}
         live.invalidate()
-        _objects, bones = fix_bake.bake_plan(inspection)
         if not baked:
             self.report({"INFO"}, "No object is sheared: nothing to bake")
             return {"CANCELLED"}
@@ -115,8 +120,8 @@ class HI_OT_export_gltf(bpy.types.Operator, _FileOperator):
                 y_up=self.y_up,
                 thresholds=(prefs.shear_threshold_deg, prefs.corner_threshold),
             )
-        except (export.ExportError, OutputError) as exc:
-            self.report({"ERROR"}, str(exc))
+        except (export.ExportError, OutputError, GltfError, OSError, RuntimeError) as exc:
+            self.report({"ERROR"}, str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__)
             return {"CANCELLED"}
         live.invalidate()
         self.report(

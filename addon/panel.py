@@ -111,9 +111,11 @@ def comparison_text(inspection: Inspection, i: int) -> str:
 
 
 def focus_index(view: live.ChainView, settings) -> int:
-    """The chain node whose details are shown: the chosen one, else the active one."""
-    chosen = settings.detail_index
-    return view.chain[chosen] if 0 <= chosen < len(view.chain) else view.active
+    """The chain node whose details are shown: the chosen node while it is on the
+    active chain, else the active node itself."""
+    chosen = (settings.detail_object, settings.detail_bone)
+    keys = view.inspection.nodes.keys
+    return next((i for i in view.chain if keys[i] == chosen), view.active)
 
 
 def _wrap(layout, text: str, width: int = 48, icon: str = "ERROR") -> None:
@@ -155,11 +157,11 @@ class HI_PT_inspector(bpy.types.Panel):
         box.label(text="Chain (root to active)", icon="OUTLINER")
         col = box.column(align=True)
         focus = focus_index(view, settings)
-        for k, (i, label, summary, flagged) in enumerate(chain_rows(ins, view.chain)):
+        for i, label, summary, flagged in chain_rows(ins, view.chain):
             row = col.row(align=True)
             icon: Any = "ERROR" if flagged else ("BONE_DATA" if ins.nodes.kind(i) == BONE else "OBJECT_DATA")
             op = row.operator("hierarchy_inspector.show_details", text=label, icon=icon, emboss=i == focus)
-            op.index = k
+            op.object_name, op.bone_name = ins.nodes.keys[i]
             row.label(text=summary)
         layout.label(text=ins.nodes.label(focus), icon="PINNED")
         for warning in explain(ins, focus):

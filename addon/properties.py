@@ -54,12 +54,10 @@ class HI_SceneSettings(bpy.types.PropertyGroup):
         description="Draw the local axes along which accumulating engines apply scale",
         default=True,
     )
-    detail_index: IntProperty(  # type: ignore[valid-type]
-        name="Details for",
-        description="Which node of the chain the details show (-1: the active one)",
-        default=-1,
-        min=-1,
+    detail_object: StringProperty(  # type: ignore[valid-type]
+        name="Details for", description="Object whose details the panel shows (empty: the active node)"
     )
+    detail_bone: StringProperty(name="Details for bone")  # type: ignore[valid-type]
     scan_items: CollectionProperty(type=HI_ScanItem)  # type: ignore[valid-type]
     scan_index: IntProperty(name="Flagged node", default=-1, update=_select_scan_item)  # type: ignore[valid-type]
     scan_nodes: IntProperty(name="Nodes scanned", default=0)  # type: ignore[valid-type]

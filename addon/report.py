@@ -54,6 +54,7 @@ def node_entry(inspection: Inspection, i: int) -> dict:
         "kind": nodes.kind(i),
         "armature": nodes.armature(i),
         "parent": nodes.name(parent) if parent >= 0 else None,
+        "parent_armature": nodes.armature(parent) if parent >= 0 else None,
         "depth": int(inspection.hierarchy.depth[i]),
         "local": {
             "translation": _floats(a.local.translation[i]),

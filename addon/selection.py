@@ -14,15 +14,15 @@ def select_node(context, object_name: str, bone_name: str = "") -> bool:
     view_layer = context.view_layer
     if obj is None or view_layer.objects.get(obj.name) is None:
         return False
+    if bone_name and (obj.type != "ARMATURE" or obj.data.bones.get(bone_name) is None):
+        return False  # looked up before anything changes: a failed click selects nothing
     if context.mode == "OBJECT":
         for other in context.selected_objects:
             other.select_set(False)
     obj.select_set(True)
     view_layer.objects.active = obj
     if bone_name:
-        bone = obj.data.bones.get(bone_name) if obj.type == "ARMATURE" else None
-        if bone is None:
-            return False
+        bone = obj.data.bones[bone_name]
         for pose_bone in obj.pose.bones:
             set_bone_selected(obj, pose_bone.name, pose_bone.name == bone_name)
         obj.data.bones.active = bone

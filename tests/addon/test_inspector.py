@@ -82,7 +82,7 @@ def test_active_pose_bone_chain_runs_through_the_armature(demo):
         "Inherit scale rig > FULL.tip",
     ]
     warnings = explain(view.inspection, view.active)
-    assert any("Inherit Scale to Aligned or Fix Shear" in w for w in warnings)
+    assert any("Inherit Scale of the bones below it to Aligned or Fix Shear" in w for w in warnings)
     world = np.asarray(bpy.data.objects["Inherit scale rig"].matrix_world) @ np.asarray(
         bpy.data.objects["Inherit scale rig"].pose.bones["FULL.tip"].matrix
     )
@@ -127,14 +127,18 @@ def test_chain_view_follows_edits_frames_renames_deletes(demo):
     assert live.chain_view(bpy.context).inspection.shear_max[-1] > 30
     bpy.context.scene.frame_set(1)
     assert live.chain_view(bpy.context).inspection.shear_max[-1] < 1e-4
-    child.name = "Renamed child"
+    # Renaming the parent does not change the active key: only the invalidation shows it.
+    parent.name = "Renamed parent"
     bpy.context.view_layer.update()
-    assert live.chain_view(bpy.context).inspection.nodes.label(-1) == "Renamed child"
+    assert live.chain_view(bpy.context).inspection.nodes.label(0) == "Renamed parent"
+    # Deleting the parent: the child becomes a root and the chain shrinks.
+    bpy.data.objects.remove(parent)
+    bpy.context.view_layer.update()
+    view = live.chain_view(bpy.context)
+    assert [view.inspection.nodes.label(i) for i in view.chain] == ["Child"]
     bpy.data.objects.remove(child)
     bpy.context.view_layer.update()
-    assert live.chain_view(bpy.context) is None or "Renamed child" not in [
-        k[0] for k in live.chain_view(bpy.context).inspection.nodes.keys
-    ]
+    assert live.chain_view(bpy.context) is None
 
 
 def test_scan_lists_flagged_nodes_sorted_and_selects_on_click(demo):
@@ -255,3 +259,56 @@ def test_register_three_times_leaves_nothing_behind(empty_scene):
         assert {name: len(getattr(bpy.app.handlers, name)) for name in handler_lists} == before
         assert not overlay.draw_handler_active()
         assert not registration._cli_handle
+
+
+def test_details_follow_the_chosen_node_not_a_chain_position(demo):
+    _activate("Child")
+    settings = bpy.context.scene.hierarchy_inspector
+    assert bpy.ops.hierarchy_inspector.show_details(object_name="Parent", bone_name="") == {"FINISHED"}
+    view = live.chain_view(bpy.context)
+    assert view.inspection.nodes.label(panel.focus_index(view, settings)) == "Parent"
+    _activate("B (slider)")  # "Parent" is not on this chain: back to the active node
+    view = live.chain_view(bpy.context)
+    assert view.inspection.nodes.label(panel.focus_index(view, settings)) == "B (slider)"
+
+
+def test_scan_stays_current_when_only_the_selection_changes(demo):
+    bpy.ops.hierarchy_inspector.scan()
+    assert live.scan_is_current()
+    bpy.data.objects["Root"].select_set(True)
+    bpy.context.view_layer.objects.active = bpy.data.objects["Root"]
+    bpy.context.view_layer.update()
+    assert live.scan_is_current()
+    bpy.data.objects["Root"].location.x += 1.0
+    bpy.context.view_layer.update()
+    assert not live.scan_is_current()
+
+
+def test_failed_selection_changes_nothing(demo):
+    from hierarchy_inspector.addon.selection import select_node
+
+    child = _activate("Child")
+    child.select_set(True)
+    assert not select_node(bpy.context, "Inherit scale rig", "no such bone")
+    assert bpy.context.view_layer.objects.active == child and child.select_get()
+
+
+def test_fix_tip_for_a_bone_under_a_scaled_armature_object(addon):
+    scene = bpy.context.scene
+    arm = bpy.data.objects.new("Rig", bpy.data.armatures.new("Rig"))
+    scene.collection.objects.link(arm)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    bone = arm.data.edit_bones.new("B")
+    bone.head, bone.tail = (0, 0, 0), (0, 0, 1)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    arm.scale = (2.0, 1.0, 1.0)
+    arm.pose.bones["B"].rotation_mode = "XYZ"
+    arm.pose.bones["B"].rotation_euler = (0.0, 0.0, 0.5)
+    bpy.context.view_layer.update()
+    from hierarchy_inspector.addon.inspection import inspect
+
+    result = inspect(reading.read_nodes(scene.objects))
+    i = result.nodes.index()[("Rig", "B")]
+    assert result.shear_max[i] > 10
+    assert any("armature object 'Rig' (Ctrl+A); Inherit Scale cannot help" in w for w in explain(result, i))

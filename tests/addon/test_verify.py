@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from mathutils import Matrix
 
 bpy = pytest.importorskip("bpy")
 
@@ -88,7 +89,7 @@ def test_every_parent_type_and_rotation_mode_matches_blender(empty_scene, seed):
             obj.parent_vertices = extra["parent_vertices"]
         inverse = np.eye(4)
         inverse[:3, :] += rng.normal(size=(3, 4)) * 0.3  # sheared parent inverses too
-        obj.matrix_parent_inverse = [list(r) for r in inverse]
+        obj.matrix_parent_inverse = Matrix(inverse.tolist())  # (a nested list would be read column-major)
     bpy.context.view_layer.update()
     nodes = reading.read_nodes(scene.objects)
     assert nodes.notes == [""] * len(nodes), [(nodes.label(i), n) for i, n in enumerate(nodes.notes) if n]
