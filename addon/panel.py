@@ -169,10 +169,11 @@ class HI_PT_inspector(bpy.types.Panel):
         for section in node_sections(ins, focus):
             sbox = layout.box()
             sbox.label(text=section.title)
-            grid = sbox.grid_flow(columns=2, even_columns=False, align=True)
+            col = sbox.column(align=True)
             for label, value in section.rows:
-                grid.label(text=label)
-                grid.label(text=value)
+                split = col.split(factor=0.3, align=True)  # label and value on one row
+                split.label(text=label)
+                split.label(text=value)
         row = layout.row(align=True)
         row.operator("hierarchy_inspector.copy_comparison", icon="COPYDOWN")
         row.operator("hierarchy_inspector.select_flagged", icon="RESTRICT_SELECT_OFF")
