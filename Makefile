@@ -6,6 +6,8 @@
 #   make package       build/dist/<id>-<version>.zip with Blender's extension tooling (from the bpy wheel)
 #   make test-blender  install that zip into a real Blender >= 4.2 ($$BLENDER, PATH, or Debian's in a
 #                      chroot it provisions) and run $(BLENDER_TEST_PATHS) inside it
+#   make test-ui       the same zip in a real Blender window (Xvfb, software OpenGL): the sidebar panel
+#                      and the overlay checked from screenshots (tests/ui; pictures in build/ui/)
 
 PYTHON ?= python3.11
 VENV   := .venv
@@ -22,7 +24,7 @@ EXT_VERSION  := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.t
 EXT_ZIP      := build/dist/$(EXT_ID)-$(EXT_VERSION).zip
 BLENDER_USER := $(CURDIR)/build/blender-user
 
-.PHONY: all demo test bench lint typecheck clean package test-blender
+.PHONY: all demo test bench lint typecheck clean package test-blender test-ui
 
 all: test
 
@@ -78,6 +80,13 @@ test-blender: $(STAMP)
 	BLENDER_USER_RESOURCES=$(BLENDER_USER) HIERARCHY_INSPECTOR_MODULE=bl_ext.user_default.$(EXT_ID) \
 	  $(BLENDER_SH) --background --factory-startup --offline-mode --python-exit-code 1 \
 	  --python tests/blender_runner.py -- $(BLENDER_TEST_PATHS)
+
+# Blender first (it may need provisioning); the tests build the zip, install it into build/blender-user-ui,
+# run Blender with a window under Xvfb and check its screenshots. pyproject's addopts ignore tests/ui
+# (plain pytest stays binary-free), hence the override here.
+test-ui: $(STAMP)
+	$(BLENDER_SH) --ensure
+	$(PY) -m pytest -p no:cacheprovider -o addopts="--import-mode=importlib -q" tests/ui
 
 # Refuses while anything is mounted under build/ (a chroot's /dev or /repo would be deleted through it).
 clean:

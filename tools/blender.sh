@@ -6,6 +6,11 @@
 #      ($BLENDER_CHROOT, default build/blender-chroot).
 #
 #   tools/blender.sh BLENDER_ARGS...   run Blender with these arguments
+#   tools/blender.sh --xvfb BLENDER_ARGS...
+#                                      the same in a virtual X display (xvfb-run; screen
+#                                      $BLENDER_XVFB_SCREEN, default 1600x1000x24) with Mesa's
+#                                      software OpenGL: a real window on a machine without one.
+#                                      Needs xvfb-run (the chroot has it; on the host: xvfb, xauth)
 #   tools/blender.sh --ensure          make sure one exists (provisions the chroot if needed), say which
 #   tools/blender.sh --which           say which one would run; fail if none
 #
@@ -99,10 +104,40 @@ case ${1:-} in
     ;;
 esac
 
+# A display number free both in the /tmp the X server will use (lock files) and in the network
+# namespace (X's abstract sockets, which a chroot shares with the host): xvfb-run -a checks only
+# lock files, so next to a host X server on :99 its Xvfb in the chroot would fail to start.
+free_display() {
+  local root=$1 n
+  for ((n = 99; n < 500; n++)); do
+    [[ -e $root/tmp/.X$n-lock || -e $root/tmp/.X11-unix/X$n ]] && continue
+    grep -q "@/tmp/.X11-unix/X$n\$" /proc/net/unix 2>/dev/null && continue
+    echo "$n"
+    return
+  done
+  die "no free X display number between 99 and 499"
+}
+
+use_xvfb=false
+if [[ ${1:-} == --xvfb ]]; then
+  use_xvfb=true
+  shift
+fi
+
 select_blender
+xvfb=()
+if $use_xvfb; then
+  display=$(free_display "$([[ $mode == chroot ]] && echo "$chroot_dir")")
+  # No WAYLAND_DISPLAY: Blender would prefer a Wayland desktop to the virtual X display.
+  # LIBGL_ALWAYS_SOFTWARE: Mesa's llvmpipe even if a GPU driver is around.
+  xvfb=(env -u WAYLAND_DISPLAY LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -n "$display" -s "-screen 0 ${BLENDER_XVFB_SCREEN:-1600x1000x24}")
+fi
 case $mode in
   host)
-    exec "$exe" "$@"
+    if [[ ${#xvfb[@]} -gt 0 ]] && ! command -v xvfb-run >/dev/null 2>&1; then
+      die "--xvfb needs xvfb-run on this machine for $(describe) (Debian/Ubuntu: apt-get install xvfb xauth)"
+    fi
+    exec ${xvfb[@]+"${xvfb[@]}"} "$exe" "$@"
     ;;
   none)
     die "no Blender >= 4.2 found ($why). Set BLENDER=/path/to/blender, or run: tools/blender.sh --ensure"
@@ -131,4 +166,4 @@ while IFS='=' read -r -d '' name value; do
 done < <(env -0)
 
 exec "$here/chroot_run.sh" --bind "$repo:/repo" --chdir "$inner_cwd" "$chroot_dir" -- \
-  env -i "${envs[@]}" blender "${args[@]+"${args[@]}"}"
+  env -i "${envs[@]}" ${xvfb[@]+"${xvfb[@]}"} blender "${args[@]+"${args[@]}"}"
