@@ -35,3 +35,10 @@ def best_ms(fn, repeat: int) -> float:
         fn()
         best = min(best, time.perf_counter() - start)
     return best * 1e3
+
+
+def markdown_table(headers, rows) -> str:
+    """A Markdown table of string cells."""
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)

@@ -22,7 +22,7 @@ import sys
 import time
 
 import numpy as np
-from bench_common import best_ms, random_forest
+from bench_common import best_ms, markdown_table, random_forest
 from hierarchy_inspector import core
 from hierarchy_inspector.core.dynamics import _compose_packed
 
@@ -105,9 +105,7 @@ def run(sizes, repeat: int, dim: int) -> str:
         for n in sizes:
             rows.append(measure(kind, n, dim, rng, repeat))
             print(f"  done {kind} {n:,}", file=sys.stderr)
-    lines = ["| " + " | ".join(HEADERS) + " |", "|" + "|".join("---" for _ in HEADERS) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+    return markdown_table(HEADERS, rows)
 
 
 def main() -> None:

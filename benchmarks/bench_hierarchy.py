@@ -23,7 +23,7 @@ import sys
 import time
 
 import numpy as np
-from bench_common import best_ms, random_forest
+from bench_common import best_ms, markdown_table, random_forest
 from hierarchy_inspector import core
 
 
@@ -139,9 +139,7 @@ def run(sizes, repeat: int, baseline_budget_s: float) -> str:
         for n in sizes:
             rows.append(measure(kind, n, rng, repeat, baseline_budget_s))
             print(f"  done {kind} {n:,}", file=sys.stderr)
-    lines = ["| " + " | ".join(HEADERS) + " |", "|" + "|".join("---" for _ in HEADERS) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+    return markdown_table(HEADERS, rows)
 
 
 def main() -> None:

@@ -3,29 +3,10 @@ through non-uniformly scaled frames; the known cases of spec/dynamics.md with th
 
 import numpy as np
 import pytest
+from dynamics_harness import expm, random_skew
 from hierarchy_inspector import core
 
 H = 2e-3
-
-
-def expm(m):
-    m = np.asarray(m, dtype=float)
-    size = float(np.abs(m).sum(axis=-1).max()) if m.size else 0.0
-    k = max(0, int(np.ceil(np.log2(size))) + 2) if size > 0 else 0
-    a = m / 2.0**k
-    out = np.broadcast_to(np.eye(m.shape[-1]), m.shape).copy()
-    term = out.copy()
-    for i in range(1, 18):
-        term = term @ a / i
-        out = out + term
-    for _ in range(k):
-        out = out @ out
-    return out
-
-
-def random_skew(rng, n, shape=(), scale=1.0):
-    a = rng.normal(scale=scale, size=tuple(shape) + (n, n))
-    return a - np.swapaxes(a, -1, -2)
 
 
 def random_dynamic(rng, n, shape=(), scale=(0.3, 3.0)):
