@@ -38,6 +38,9 @@ __all__ = [
 ]
 
 _TINY = 1e-12
+#: Normalised Y closer than this to X's direction counts as parallel: Gram-Schmidt would
+#: cancel catastrophically there, so the nearest (polar) rotation is used instead.
+_PARALLEL = 1e-6
 
 
 class Decomposition(NamedTuple):
@@ -127,12 +130,12 @@ def _gram_schmidt(n: np.ndarray) -> np.ndarray:
     u0 = x / np.where(xlen > _TINY, xlen, 1.0)
     w1 = y - _dot(y, u0)[..., None] * u0
     w1len = np.sqrt(_dot(w1, w1))[..., None]
-    u1 = w1 / np.where(w1len > _TINY, w1len, 1.0)
+    u1 = w1 / np.where(w1len > _PARALLEL, w1len, 1.0)
     frame = np.empty(n.shape)
     frame[..., :, 0] = u0
     frame[..., :, 1] = u1
     frame[..., :, 2] = _cross(u0, u1)
-    bad = (xlen[..., 0] <= _TINY) | (w1len[..., 0] <= _TINY)
+    bad = (xlen[..., 0] <= _TINY) | (w1len[..., 0] <= _PARALLEL)
     if bad.any():
         frame[bad] = _nearest_rotation(n[bad])
     return frame

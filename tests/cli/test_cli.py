@@ -134,7 +134,10 @@ def test_report_object_subset_and_frame(demo_dir, tmp_path):
         (lambda d, t: ["report", d / "demo.blend", "--csv", t], "is a folder, not a file"),
         (lambda d, t: ["export", d / "demo.blend", "--target", "gltf", "--out", t / "x.gltf"], "must be a .glb"),
         (lambda d, t: ["fix", d / "demo.blend", "--method", "bake", "--out", t / "x.txt"], "must be a .blend"),
-        (lambda d, t: ["fix", d / "demo.blend", "--method", "bake", "--out", d / "demo.blend"], "must not replace the input"),
+        (
+            lambda d, t: ["fix", d / "demo.blend", "--method", "bake", "--out", d / "demo.blend"],
+            "must not replace the input",
+        ),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_no_output(demo_dir, tmp_path, make_args, message):
