@@ -1,13 +1,15 @@
 # Hierarchy Inspector: every target sets itself up on a fresh machine.
 #   make demo   run the main job on the built-in demo scene
 #   make test   the whole test suite (core + add-on in real Blender via bpy from PyPI)
+#   make test-nobpy  the Blender-free layers' tests (core, model) in a venv without bpy
 #   make bench  timing tables
-#   make lint   ruff, and a type check of addon/ against fake-bpy-module (own venv)
+#   make lint   ruff (incl. Blender modules only in addon/scene, ui, cli), the layers' import
+#               direction (tools/check_layers.py), a type check of addon/ against fake-bpy-module
 #   make package       build/dist/<id>-<version>.zip with Blender's extension tooling (from the bpy wheel)
 #   make test-blender  install that zip into a real Blender >= 4.2 ($$BLENDER, PATH, or Debian's in a
 #                      chroot it provisions) and run $(BLENDER_TEST_PATHS) inside it
 #   make test-ui       the same zip in a real Blender window (Xvfb, software OpenGL): the sidebar panel
-#                      and the overlay checked from screenshots (tests/ui; pictures in build/ui/)
+#                      and the overlay checked from screenshots (tests/window; pictures in build/ui/)
 
 PYTHON ?= python3.11
 VENV   := .venv
@@ -17,14 +19,14 @@ TYPES  := .venv-types
 TYPES_STAMP := $(TYPES)/.installed-stamp
 
 # test-blender: which tests run inside Blender, and where its isolated user files go.
-BLENDER_TEST_PATHS ?= tests/core tests/addon $(wildcard tests/cli)
+BLENDER_TEST_PATHS ?= tests/core tests/model tests/scene tests/ui tests/cli
 BLENDER_SH   := tools/blender.sh
 EXT_ID       := $(shell sed -n 's/^id *= *"\(.*\)"/\1/p' blender_manifest.toml)
 EXT_VERSION  := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 EXT_ZIP      := build/dist/$(EXT_ID)-$(EXT_VERSION).zip
 BLENDER_USER := $(CURDIR)/build/blender-user
 
-.PHONY: all demo test bench lint typecheck clean package test-blender test-ui
+.PHONY: all demo test test-nobpy bench lint typecheck clean package test-blender test-ui
 
 all: test
 
@@ -45,14 +47,29 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest
 
+# The Blender-free layers' tests in a venv without bpy (pip install -e .[test] only):
+# proves core/ and addon/model/ need nothing of Blender.
+NOBPY := .venv-nobpy
+$(NOBPY)/.installed-stamp: pyproject.toml
+	$(PYTHON) -m venv $(NOBPY)
+	$(NOBPY)/bin/python -m pip install --quiet --upgrade pip
+	$(NOBPY)/bin/python -m pip install --quiet -e ".[test]"
+	@touch $@
+
+test-nobpy: $(NOBPY)/.installed-stamp
+	@! $(NOBPY)/bin/python -c "import bpy" 2>/dev/null || { echo "error: $(NOBPY) has bpy; it must not"; exit 1; }
+	$(NOBPY)/bin/python -m pytest tests/core tests/model tests/test_layers.py
+
 bench: $(STAMP)
 	$(PY) benchmarks/bench_hierarchy.py
 	$(PY) benchmarks/bench_dynamics.py
+	$(PY) benchmarks/bench_rotations.py
 	$(PY) benchmarks/bench_addon.py
 
 lint: $(STAMP) typecheck
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(PY) tools/check_layers.py
 
 # fake-bpy-module shadows the real bpy, so it lives in a venv of its own.
 $(TYPES_STAMP): pyproject.toml
@@ -82,14 +99,14 @@ test-blender: $(STAMP)
 	  --python tests/blender_runner.py -- $(BLENDER_TEST_PATHS)
 
 # Blender first (it may need provisioning); the tests build the zip, install it into build/blender-user-ui,
-# run Blender with a window under Xvfb and check its screenshots. pyproject's addopts ignore tests/ui
+# run Blender with a window under Xvfb and check its screenshots. pyproject's addopts ignore tests/window
 # (plain pytest stays binary-free), hence the override here.
 test-ui: $(STAMP)
 	$(BLENDER_SH) --ensure
-	$(PY) -m pytest -p no:cacheprovider -o addopts="--import-mode=importlib -q" tests/ui
+	$(PY) -m pytest -p no:cacheprovider -o addopts="--import-mode=importlib -q" tests/window
 
 # Refuses while anything is mounted under build/ (a chroot's /dev or /repo would be deleted through it).
 clean:
 	@! awk -v r="$(CURDIR)/build/" 'index($$5, r) == 1 { found = 1 } END { exit !found }' /proc/self/mountinfo 2>/dev/null || { \
 	  echo "error: file systems are mounted under build/ (findmnt | grep '$(CURDIR)/build'); unmount them before make clean"; exit 1; }
-	rm -rf $(VENV) $(TYPES) build dist .pytest_cache .hypothesis .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(TYPES) $(NOBPY) build dist .pytest_cache .hypothesis .ruff_cache .mypy_cache

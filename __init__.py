@@ -11,14 +11,16 @@ __version__ = "0.1.0"
 
 
 def register() -> None:
-    """Register the add-on's classes, properties, handlers and CLI command."""
-    from .addon import registration
+    """Register the add-on's classes, properties, handlers, then its CLI command."""
+    from .addon import cli, ui
 
-    registration.register()
+    ui.register()
+    cli.register_command()
 
 
 def unregister() -> None:
     """Remove everything :func:`register` added, in reverse order."""
-    from .addon import registration
+    from .addon import cli, ui
 
-    registration.unregister()
+    cli.unregister_command()
+    ui.unregister()

@@ -20,10 +20,10 @@ import math
 import bpy
 import numpy as np
 from bench_common import best_ms
-from hierarchy_inspector.addon import live
-from hierarchy_inspector.addon.inspection import inspect
-from hierarchy_inspector.addon.reading import read_chain, read_nodes
-from hierarchy_inspector.addon.scan import fill_scan_list
+from hierarchy_inspector.addon.model.inspection import inspect
+from hierarchy_inspector.addon.scene import live
+from hierarchy_inspector.addon.scene.reading import read_chain, read_nodes
+from hierarchy_inspector.addon.ui.operators_inspect import fill_scan_list
 
 
 def build_scene(n: int, rng) -> None:

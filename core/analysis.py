@@ -41,7 +41,7 @@ class Analysis(NamedTuple):
     global_rotation: np.ndarray  #: (N, 4) product of local rotations (wxyz)
     lossy_scale: np.ndarray  #: (N, 3) Unity's lossyScale of the matrix model
     shear_deg: np.ndarray  #: (N, 3) shear of the reference world matrices
-    matrix_model: Deviation  #: matrix model vs reference
+    matrix_model_deviation: Deviation  #: matrix model vs reference
     accumulated_deviation: Deviation  #: accumulated model vs reference
 
 
@@ -95,7 +95,7 @@ def analyze(
         global_rotation=accumulated.rotation,
         lossy_scale=lossy,
         shear_deg=shear_angles(reference),
-        matrix_model=deviation(reference, world_matrix_model, box_min, box_max, frames_a=reference_frames),
+        matrix_model_deviation=deviation(reference, world_matrix_model, box_min, box_max, frames_a=reference_frames),
         accumulated_deviation=deviation(
             reference,
             accumulated_matrix,

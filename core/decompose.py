@@ -14,8 +14,32 @@ returned as a matrix, so that ``M == T @ R @ H @ S`` holds exactly:
   completes a right-handed frame. With no shear this is simply the rotation;
 - ``shear`` ``H = R^T N``, N the signed normalised columns: upper triangular with
   unit-length columns (or zero where the scale is zero), the identity exactly when the
-  matrix is a TRS. Where the X and Y columns are parallel or zero (singular input) the
-  nearest rotation is used and H is no longer triangular, but the product stays exact.
+  matrix is a TRS. Where the X column is zero or Y is parallel to X to round-off
+  (singular input) the nearest rotation is used and H is no longer triangular, but the
+  product stays exact.
+
+Accuracy, for every finite affine matrix: ``T @ R @ H @ S`` reproduces each column of M
+to a few units of round-off of that column's length (``|error_j| <= 1e-14 max|M_j|``,
+tested in ``tests/core/test_edge_cases.py``), at any magnitude and however close X and
+Y are to parallel:
+
+- columns whose squared length would over- or underflow are scaled by powers of two
+  (exactly) before their lengths are taken; a column whose length itself exceeds the
+  largest float64 (entries near 1.8e308) raises :class:`InputError`, and one shorter
+  than the smallest normal float64 (2.2e-308) keeps only the precision of its
+  subnormal length;
+- where Y is within 30 degrees of X it is made perpendicular to X twice ("twice is
+  enough"): one Gram-Schmidt pass leaves about ``eps / sin(angle(X, Y))`` of X's
+  direction in it, the second removes that, so R is orthonormal to round-off.
+
+The factors themselves are as well determined as the matrix allows: R's X axis and the
+scale are exact to round-off, but when X and Y meet at a small angle ``theta`` the Y
+and Z axes of R and H's Y column are those of a direction that the matrix's own
+round-off moves by about ``eps / sin(theta)``.
+
+4x4 input must be affine: a bottom row further than :data:`AFFINE_TOLERANCE` from
+``(0, 0, 0, 1)`` (a projective matrix) raises :class:`InputError` naming its index
+instead of being dropped.
 """
 
 from __future__ import annotations
@@ -24,7 +48,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import InputError, as_array
+from .errors import InputError, as_array, first_index, where
 from .rotations import matrix_to_quat
 
 __all__ = [
@@ -35,12 +59,13 @@ __all__ = [
     "translation_part",
     "rotation_frames",
     "affine_inverse",
+    "AFFINE_TOLERANCE",
 ]
 
 _TINY = 1e-12
-#: Normalised Y closer than this to X's direction counts as parallel: Gram-Schmidt would
-#: cancel catastrophically there, so the nearest (polar) rotation is used instead.
-_PARALLEL = 1e-6
+#: Largest ``|bottom row - (0, 0, 0, 1)|`` entry of a 4x4 matrix accepted as affine by
+#: :func:`decompose` and :func:`affine_inverse` (round-off of inverted matrices; ignored).
+AFFINE_TOLERANCE = 1e-9
 
 
 class Decomposition(NamedTuple):
@@ -72,6 +97,22 @@ def _check_matrices(matrices, what: str) -> np.ndarray:
     m = as_array(matrices, what, (None, None))
     if m.shape[-2:] not in ((4, 4), (3, 3)):
         raise InputError(f"{what}: expected shape (..., 4, 4) or (..., 3, 3), got {m.shape}", what)
+    return m
+
+
+def _check_affine(m: np.ndarray, what: str) -> np.ndarray:
+    """``m`` from :func:`_check_matrices`; 4x4 matrices must have the bottom row ``(0, 0, 0, 1)``."""
+    if m.shape[-1] == 4 and m.size:
+        off = np.abs(m[..., 3, :] - (0.0, 0.0, 0.0, 1.0))
+        if off.max() > AFFINE_TOLERANCE:
+            idx = first_index((off > AFFINE_TOLERANCE).any(axis=-1))
+            row = ", ".join(f"{float(v):.6g}" for v in m[idx][3])
+            raise InputError(
+                f"{what}{where(idx)}: bottom row ({row}) is not (0, 0, 0, 1): a projective matrix has no "
+                "translation / rotation / scale / shear decomposition, and dropping the row would be silent",
+                what,
+                idx,
+            )
     return m
 
 
@@ -119,10 +160,16 @@ def _nearest_rotation(n: np.ndarray) -> np.ndarray:
 
 
 def _gram_schmidt(n: np.ndarray) -> np.ndarray:
-    """Right-handed frames ``(..., 3, 3)`` from columns of ``n``, X direction kept.
+    """Right-handed frames ``(..., 3, 3)`` from the unit (or zero) columns of ``n``, X
+    direction kept.
 
-    Where X is zero or Y is parallel to X (singular input) the nearest rotation is used
-    instead: any rotation fits the missing axes, and ``R^T n`` stays exact.
+    Where Y is within 30 degrees of X's direction it is made perpendicular to X twice
+    ("twice is enough", Kahan and Parlett): the first pass leaves about
+    ``eps / sin(angle(X, Y))`` of X's direction in the result, the second removes it, so
+    the frame is orthonormal to round-off however close Y is to X.
+    Where X is zero or Y is parallel to X to round-off (the second pass then keeps less
+    than half a unit vector) the nearest rotation is used instead: any rotation fits the
+    missing axes, and ``R^T n`` stays exact.
     """
     x = n[..., :, 0]
     y = n[..., :, 1]
@@ -130,29 +177,85 @@ def _gram_schmidt(n: np.ndarray) -> np.ndarray:
     u0 = x / np.where(xlen > _TINY, xlen, 1.0)
     w1 = y - _dot(y, u0)[..., None] * u0
     w1len = np.sqrt(_dot(w1, w1))[..., None]
-    u1 = w1 / np.where(w1len > _PARALLEL, w1len, 1.0)
+    u1 = w1 / np.where(w1len > 0.0, w1len, 1.0)
+    bad = np.array(xlen[..., 0] <= _TINY)  # an array also for a single matrix
+    near = w1len[..., 0] < 0.5  # elsewhere one pass leaves at most 2 eps of X in u1
+    if near.any():
+        v, x0 = u1[near], u0[near]
+        w2 = v - _dot(v, x0)[..., None] * x0
+        w2len = np.sqrt(_dot(w2, w2))[..., None]
+        u1[near] = w2 / np.where(w2len > 0.5, w2len, 1.0)
+        bad[near] |= ~(w2len[..., 0] > 0.5)
     frame = np.empty(n.shape)
     frame[..., :, 0] = u0
     frame[..., :, 1] = u1
     frame[..., :, 2] = _cross(u0, u1)
-    bad = (xlen[..., 0] <= _TINY) | (w1len[..., 0] <= _PARALLEL)
     if bad.any():
         frame[bad] = _nearest_rotation(n[bad])
     return frame
+
+
+def _pow2_columns(m3: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Columns scaled exactly by powers of two so that their largest entry is in [0.5, 1).
+
+    Returns ``(scaled, exponents)``, ``m3[..., :, j] == ldexp(scaled[..., :, j], exponents[..., j])``;
+    zero columns stay zero. Squares of the scaled columns neither overflow nor lose
+    anything that matters to underflow, and each term of a determinant (one entry per
+    column) is the original term times one power of two, so its sign is kept.
+    """
+    _, exponents = np.frexp(np.abs(m3).max(axis=-2))
+    return np.ldexp(m3, -exponents[..., None, :]), exponents
+
+
+def _safe_columns(m3: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """``(columns, exponents, squared lengths)`` of ``(..., 3, 3)`` matrices, safe to square.
+
+    Matrices whose squared column lengths all lie in [1e-150, 1e150] (products of two
+    of them, and of three entries, then stay far from float64's limits) are returned as
+    they are; the others, scaled by :func:`_pow2_columns`. ``exponents`` (``(..., 3)``
+    ints, zero for the unscaled) is ``None`` when no matrix needed scaling. Results
+    computed from the scaled columns are the same numbers times powers of two.
+    """
+    with np.errstate(over="ignore"):
+        sq = np.einsum("...ij,...ij->...j", m3, m3)
+    if not sq.size or (sq.min() >= 1e-150 and sq.max() <= 1e150):
+        return m3, None, sq
+    extreme = ~((sq >= 1e-150) & (sq <= 1e150)).all(axis=-1)  # over- or underflow, or a zero column
+    m3 = m3.copy()
+    exponents = np.zeros(sq.shape, dtype=np.int32)
+    m3[extreme], exponents[extreme] = _pow2_columns(m3[extreme])
+    sq[extreme] = np.einsum("...ij,...ij->...j", m3[extreme], m3[extreme])
+    return m3, exponents, sq
 
 
 def rotation_frames(matrices) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The rotation part of :func:`decompose` as matrices, cheaply.
 
     Returns ``(frame, scale, normalised)``: rotation matrices ``(..., 3, 3)``, signed
-    scale ``(..., 3)`` and the signed normalised columns ``(..., 3, 3)``.
+    scale ``(..., 3)`` and the signed normalised columns ``(..., 3, 3)`` (zero where a
+    column is exactly zero). Any magnitude; a column longer than the largest float64
+    raises :class:`InputError`.
     """
-    m3 = linear_part(matrices)
-    lengths = column_lengths(m3)
-    sign = np.where(_determinant3(m3) < 0.0, -1.0, 1.0)
+    cols, exponents, sq = _safe_columns(linear_part(matrices))
+    col_lengths = np.sqrt(sq)
+    sign = np.where(_determinant3(cols) < 0.0, -1.0, 1.0)
+    lengths = col_lengths
+    if exponents is not None:
+        with np.errstate(over="ignore"):
+            lengths = np.ldexp(col_lengths, exponents)
+        if not np.isfinite(lengths).all():
+            bad = ~np.isfinite(lengths)
+            idx = first_index(bad.any(axis=-1))
+            column = "XYZ"[int(np.flatnonzero(bad[idx])[0])]
+            raise InputError(
+                f"matrices{where(idx)}: its {column} column is longer than the largest float64 (entries near "
+                "1.8e308), so its scale cannot be represented",
+                "matrices",
+                idx,
+            )
     scale = sign[..., None] * lengths
-    safe = np.where(lengths > _TINY, scale, np.inf)  # zero columns normalise to 0
-    normalised = m3 / safe[..., None, :]
+    safe = np.where(col_lengths > 0.0, sign[..., None] * col_lengths, np.inf)  # zero columns normalise to 0
+    normalised = cols / safe[..., None, :]
     return _gram_schmidt(normalised), scale, normalised
 
 
@@ -160,23 +263,33 @@ def affine_inverse(matrices) -> tuple[np.ndarray, np.ndarray]:
     """Inverses ``(..., 4, 4)`` of affine matrices (bottom row 0, 0, 0, 1), in closed form.
 
     Returns ``(inverse, singular)``: ``singular (...)`` is True where the 3x3 part has
-    no inverse (determinant below 1e-12 of the product of its column lengths); those
-    inverses hold zeros in the 3x3 part; callers decide what to do with them.
-    Cheaper than ``np.linalg.inv`` for small batches (no LAPACK call) and exact in
-    the affine structure.
+    no inverse (determinant below 1e-12 of the product of its column lengths) or where
+    the inverse exceeds float64; those inverses hold zeros in the 3x3 part; callers
+    decide what to do with them. Cheaper than ``np.linalg.inv`` for small batches (no
+    LAPACK call), exact in the affine structure, and at any magnitude (extreme columns
+    are scaled by powers of two first). A 4x4 whose bottom row is not ``(0, 0, 0, 1)``
+    (within :data:`AFFINE_TOLERANCE`) raises :class:`InputError` naming its index.
     """
-    m = _check_matrices(matrices, "matrices")
-    c0, c1, c2 = m[..., :3, 0], m[..., :3, 1], m[..., :3, 2]
+    m = _check_affine(_check_matrices(matrices, "matrices"), "matrices")
+    # M3 = C diag(2^e), so inv(M3) = diag(2^-e) inv(C): row j of inv(C) times 2^-e_j.
+    c, exponents, sq = _safe_columns(m[..., :3, :3])
+    c0, c1, c2 = c[..., :, 0], c[..., :, 1], c[..., :, 2]
     rows = np.stack((_cross(c1, c2), _cross(c2, c0), _cross(c0, c1)), axis=-2)  # adjugate
     det = _dot(c0, rows[..., 0, :])
-    size = np.prod(column_lengths(m[..., :3, :3]), axis=-1)
+    size = np.prod(np.sqrt(sq), axis=-1)
     singular = np.abs(det) <= 1e-12 * np.maximum(size, 1e-300)
     inv3 = rows / np.where(singular, 1.0, det)[..., None, None]
-    inv3[singular] = 0.0
     out = np.zeros(m.shape[:-2] + (4, 4))
+    with np.errstate(over="ignore", invalid="ignore"):
+        if exponents is not None:
+            inv3 = np.ldexp(inv3, -exponents[..., :, None])
+        if m.shape[-1] == 4:
+            out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv3, m[..., :3, 3])
+    if not (np.isfinite(inv3).all() and np.isfinite(out[..., :3, 3]).all()):  # beyond float64
+        singular |= ~(np.isfinite(inv3).all(axis=(-2, -1)) & np.isfinite(out[..., :3, 3]).all(axis=-1))
+    inv3[singular] = 0.0
+    out[singular, :3, 3] = 0.0
     out[..., :3, :3] = inv3
-    if m.shape[-1] == 4:
-        out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv3, m[..., :3, 3])
     out[..., 3, 3] = 1.0
     return out, singular
 
@@ -184,8 +297,12 @@ def affine_inverse(matrices) -> tuple[np.ndarray, np.ndarray]:
 def decompose(matrices) -> Decomposition:
     """Split ``(..., 4, 4)`` (or ``(..., 3, 3)``) matrices into T, R, S and shear.
 
-    Nothing is dropped: ``M == T @ R @ shear @ S`` to round-off, for singular and
-    mirrored matrices too (a zero column gives zero scale on that axis).
+    Nothing is dropped: ``M == T @ R @ shear @ S`` to round-off (each column to a few
+    units of round-off of its length), for singular and mirrored matrices too (a zero
+    column gives zero scale on that axis), at any magnitude and however close the X and
+    Y columns are to parallel (see the module's notes on accuracy). Raises
+    :class:`InputError` naming the index for a 4x4 whose bottom row is not
+    ``(0, 0, 0, 1)`` and for a column longer than the largest float64.
 
     >>> import numpy as np
     >>> d = decompose(np.diag([2.0, 3.0, 4.0, 1.0]))
@@ -195,7 +312,7 @@ def decompose(matrices) -> Decomposition:
     >>> np.round(shear_angles(sheared), 6).tolist()  # X and Y meet at 45 degrees
     [45.0, 0.0, 0.0]
     """
-    m = _check_matrices(matrices, "matrices")
+    m = _check_affine(_check_matrices(matrices, "matrices"), "matrices")
     frame, scale, normalised = rotation_frames(m)
     shear = np.swapaxes(frame, -1, -2) @ normalised
     return Decomposition(translation_part(m), matrix_to_quat(frame), scale, shear)
@@ -206,13 +323,15 @@ def shear_angles(matrices) -> np.ndarray:
 
     Positive when a pair leans together (angle below 90 degrees). Mirroring one axis
     flips the sign of the two pairs it belongs to; use ``abs`` for magnitudes. Pairs
-    with a zero-length axis have no angle and report 0 (a collapsed axis shows no skew).
-    Accepts ``(..., 4, 4)`` or ``(..., 3, 3)``; needs no decomposition, so it is cheap.
+    with a zero axis (all three entries exactly 0) have no angle and report 0 (a
+    collapsed axis shows no skew). Any magnitude: matrices with a squared column length
+    outside [1e-150, 1e150] are measured on their columns scaled by powers of two (the
+    angles do not change). Accepts ``(..., 4, 4)`` or ``(..., 3, 3)``; needs no
+    decomposition, so it is cheap.
     """
-    m3 = linear_part(matrices)
+    m3, _, sq = _safe_columns(linear_part(matrices))  # sq: squared lengths of X, Y, Z
     x, y, z = m3[..., :, 0], m3[..., :, 1], m3[..., :, 2]
-    sq = np.einsum("...ij,...ij->...j", m3, m3)  # squared lengths of X, Y, Z
     dots = np.stack((_dot(x, y), _dot(y, z), _dot(z, x)), axis=-1)
     denom = np.sqrt(sq * sq[..., [1, 2, 0]])
-    cosine = np.divide(dots, denom, out=np.zeros_like(dots), where=denom > _TINY * _TINY)
+    cosine = np.divide(dots, denom, out=np.zeros_like(dots), where=denom > 0.0)
     return np.degrees(np.arcsin(np.clip(cosine, -1.0, 1.0)))

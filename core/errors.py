@@ -72,13 +72,19 @@ def as_array(value, what: str, tail: Sequence[int | None] = (), *, finite: bool 
     return arr
 
 
-def batch_shape(what: str, *arrays_and_tails: tuple[np.ndarray, int]) -> tuple[int, ...]:
-    """Broadcast the batch shapes of several arrays (each given with its core ndim)."""
+def batch_shape(
+    what: str, *arrays_and_tails: tuple[np.ndarray, int], names: Sequence[str] | None = None
+) -> tuple[int, ...]:
+    """Broadcast the batch shapes of several arrays (each given with its core ndim).
+
+    With ``names`` (one per array) the error names each argument with its batch shape.
+    """
     shapes = [a.shape[: a.ndim - nd] for a, nd in arrays_and_tails]
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        raise InputError(f"{what}: batch shapes {shapes} do not broadcast together", what) from None
+        listed = shapes if names is None else ", ".join(f"{n} {s}" for n, s in zip(names, shapes, strict=True))
+        raise InputError(f"{what}: batch shapes {listed} do not broadcast together", what) from None
 
 
 def where(index: tuple[int, ...]) -> str:

@@ -118,6 +118,7 @@ class Transform:
         other = self._check_other(other, "compose")
         if other is NotImplemented:
             return NotImplemented
+        batch_shape("other", (self.scale, 0), (other.scale, 0), names=("self", "other"))
         return Transform._trusted(*compose_parts(self, other))
 
     def inverse(self):
@@ -135,11 +136,13 @@ class Transform:
     def apply_vector(self, vectors) -> np.ndarray:
         """``s R v``: directions and displacements, no translation."""
         v = as_array(vectors, "vectors", (self.dim,))
+        batch_shape("vectors", (self.scale, 0), (v, 1), names=("transform", "vectors"))
         return self.scale[..., None] * np.einsum("...ij,...j->...i", self.rotation, v)
 
     def apply_normal(self, normals) -> np.ndarray:
         """Normals by the inverse transpose of the linear part: ``R n / s``."""
         v = as_array(normals, "normals", (self.dim,))
+        batch_shape("normals", (self.scale, 0), (v, 1), names=("transform", "normals"))
         return np.einsum("...ij,...j->...i", self.rotation, v) * inverse_scale(self.scale)[..., None]
 
     def linear(self) -> np.ndarray:

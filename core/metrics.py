@@ -9,7 +9,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .decompose import rotation_frames
-from .errors import InputError, as_array
+from .errors import InputError, as_array, batch_shape
 
 __all__ = ["Deviation", "deviation", "box_corners", "corner_distance", "box_corner_distance", "rotation_angle_deg"]
 
@@ -39,6 +39,7 @@ def corner_distance(world_a, world_b, corners) -> np.ndarray:
     a = as_array(world_a, "world_a", (4, 4))
     b = as_array(world_b, "world_b", (4, 4))
     c = as_array(corners, "corners", (None, 3))
+    batch_shape("world_b", (a, 2), (b, 2), (c, 2), names=("world_a", "world_b", "corners"))
     diff = b - a
     moved = np.swapaxes(diff[..., :3, :3] @ np.swapaxes(c, -1, -2), -1, -2) + diff[..., None, :3, 3]
     return np.sqrt(np.einsum("...ki,...ki->...k", moved, moved).max(axis=-1))
@@ -48,9 +49,12 @@ def box_corner_distance(world_a, world_b, box_min, box_max) -> np.ndarray:
     """Largest distance ``(...)`` between the 8 corners of local boxes placed by
     ``world_a`` and by ``world_b``; the same as :func:`corner_distance` on
     :func:`box_corners`, without building the corners."""
-    diff = as_array(world_b, "world_b", (4, 4)) - as_array(world_a, "world_a", (4, 4))
+    a = as_array(world_a, "world_a", (4, 4))
+    b = as_array(world_b, "world_b", (4, 4))
     lo = as_array(box_min, "box_min", (3,))
     hi = as_array(box_max, "box_max", (3,))
+    batch_shape("world_b", (a, 2), (b, 2), (lo, 1), (hi, 1), names=("world_a", "world_b", "box_min", "box_max"))
+    diff = b - a
     d3 = diff[..., :3, :3]
     base = np.einsum("...ij,...j->...i", d3, lo) + diff[..., :3, 3]  # the (min, min, min) corner
     size = hi - lo

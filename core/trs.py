@@ -118,11 +118,13 @@ def accumulate(parent: TRS, child: TRS) -> TRS:
     ``scale = parent.scale * child.scale`` (per axis, along the child's own axes),
     ``rotation = parent.rotation * child.rotation``,
     ``position = parent.position + parent.rotation * (parent.scale * child.position)``.
-    Never produces shear; not associative when scales are non-uniform.
+    Never produces shear; not associative when scales are non-uniform. Batch shapes
+    that do not broadcast raise :class:`InputError` naming both.
     """
     for name, value in (("parent", parent), ("child", child)):
         if not isinstance(value, TRS):
             raise InputError(f"{name}: expected a TRS, got {type(value).__name__}", name)
+    batch_shape("child", (parent.scale, 1), (child.scale, 1), names=("parent", "child"))
     return TRS._trusted(
         parent.translation + quat_rotate(parent.rotation, parent.scale * child.translation),
         quat_multiply(parent.rotation, child.rotation),

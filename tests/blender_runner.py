@@ -1,7 +1,7 @@
 """Run the test suite inside a real Blender, against the INSTALLED extension.
 
     blender --background --factory-startup --python-exit-code 1 \\
-        --python tests/blender_runner.py -- [pytest args]       (default: tests/core tests/addon)
+        --python tests/blender_runner.py -- [pytest args]       (default: tests/core tests/model tests/scene tests/ui)
 
 ``make test-blender`` installs the built zip first (``blender --command extension
 install-file -r user_default --enable``) into an isolated ``BLENDER_USER_RESOURCES``, then
@@ -40,7 +40,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 ALIAS = "hierarchy_inspector"
 DEFAULT_MODULE = f"bl_ext.user_default.{ALIAS}"
-DEFAULT_TESTS = ["tests/core", "tests/addon"]
+DEFAULT_TESTS = ["tests/core", "tests/model", "tests/scene", "tests/ui"]
 
 
 def fail(message: str, code: int = 3) -> None:

@@ -118,3 +118,18 @@ def lossy_scale(parents, local, i):
 
 def angle_between_deg(a, b):
     return math.degrees(math.acos(max(-1.0, min(1.0, float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))))))
+
+
+def quat_matrix_formula(q, scale=None):
+    """The textbook entries of a quaternion's rotation matrix, batched, each written out
+    and rounded exactly as in the formula (``1 - 2 (y^2 + z^2)``, ``2 (x y + w z)``, ...);
+    columns times ``scale`` when given. Any (non-unit too) quaternions ``(..., 4)``."""
+    q = np.asarray(q, dtype=np.float64)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    rows = (
+        (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)),
+        (2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x)),
+        (2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)),
+    )
+    out = np.stack([np.stack(row, axis=-1) for row in rows], axis=-2)
+    return out if scale is None else out * np.asarray(scale, dtype=np.float64)[..., None, :]

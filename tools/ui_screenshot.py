@@ -1,6 +1,6 @@
 """Screenshots of the installed extension in a real Blender window (not background mode).
 
-Run by tests/ui/test_real_window.py (``make test-ui``) in a virtual X display::
+Run by tests/window/test_real_window.py (``make test-ui``) in a virtual X display::
 
     BLENDER_USER_RESOURCES=build/blender-user-ui tools/blender.sh --xvfb --factory-startup \\
         --offline-mode --enable-event-simulate --window-geometry 0 0 1600 1000 \\
@@ -279,17 +279,19 @@ def frame_child(module, window, area, space) -> tuple[dict, dict]:
     draws the child's boxes in (from the add-on's preferences)."""
     import numpy as np
 
-    overlay = module.addon.overlay
+    overlay, geometry = module.addon.ui.overlay, module.addon.model.overlay_geometry
     with bpy.context.temp_override(window=window, area=area):
         shown = overlay.overlay_nodes(bpy.context)
         if shown is None:
             fail("the overlay has nothing to show for the active object")
         inspection, chain = shown
-        prefs = module.addon.preferences.settings(bpy.context)
-        coords, _colours = overlay.overlay_lines(inspection, chain[-1:], prefs, axes=False)
+        style = module.addon.scene.settings.overlay_style(bpy.context)
+        coords, _colours = geometry.overlay_lines(inspection, chain[-1:], style, axes=False)
     colours = {
-        "accumulated": [float(v) for v in prefs.colour_accumulated],
-        "child_box": [float(v) for v in overlay.skew_colours(inspection.shear_max[chain[-1:]], prefs)[0]],
+        "accumulated": [float(v) for v in style.colour_accumulated],
+        "child_box": [
+            float(v) for v in geometry.skew_colours(inspection.shear_max[chain[-1:]], style, inspection.thresholds)[0]
+        ],
         "child_shear_deg": float(inspection.shear_max[chain[-1]]),
     }
     lo, hi = coords.min(axis=0), coords.max(axis=0)
@@ -336,7 +338,7 @@ def steps():
     prefs.filepaths.temporary_directory = str(OUT / "tmp")
 
     module = enable_extension()
-    if not module.addon.overlay.draw_handler_active():
+    if not module.addon.ui.overlay.draw_handler_active():
         fail("the extension is enabled but its overlay draw handler is not registered")
 
     for region_type in DRAWS:
@@ -417,7 +419,7 @@ def steps():
         "framing": framing,
         "overlay_colours": colours,
         "draws": dict(DRAWS),
-        "overlay_errors": sorted(module.addon.overlay._reported),
+        "overlay_errors": sorted(module.addon.ui.overlay._reported),
         "screenshots": shots,
         "operator_screenshot": operator_shot,
         "seconds": round(time.monotonic() - STARTED, 2),

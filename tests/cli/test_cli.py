@@ -1,11 +1,13 @@
 """Every command, exit code and error path of the command line, with the outputs read
-back independently (pygltflib for glTF, the seed's own combine for accumulated TRS)."""
+back independently (pygltflib for glTF, the article's own CombineTransforms for
+accumulated TRS), every report validated against docs/report.schema.json."""
 
 from __future__ import annotations
 
 import csv
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,12 +15,17 @@ import reference_models as ref
 from cli_runner import run_cli
 
 pygltflib = pytest.importorskip("pygltflib")
+jsonschema = pytest.importorskip("jsonschema")
+REPORT_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "report.schema.json").read_text())
 
 Y_UP = np.array([[1.0, 0, 0, 0], [0, 0, 1.0, 0], [0, -1.0, 0, 0], [0, 0, 0, 1.0]])
 
 
 def _report(path) -> dict:
-    return json.loads(path.read_text())
+    """A report written by the command line, validated against the shipped JSON Schema."""
+    report = json.loads(path.read_text())
+    jsonschema.validate(report, REPORT_SCHEMA)
+    return report
 
 
 def _by_name(report: dict) -> dict:
@@ -283,7 +290,7 @@ def test_fix_bake_keeps_vertices_and_removes_object_shear(demo_dir, tmp_path):
     out = tmp_path / "baked.blend"
     result = run_cli("fix", demo_dir / "demo.blend", "--method", "bake", "--out", out)
     assert result.returncode == 0, result.stderr
-    assert "1 objects baked (Child)" in result.stdout and "FULL.mid" in result.stdout
+    assert "1 objects baked (world shear > 0.1 deg) (Child)" in result.stdout and "FULL.mid" in result.stdout
     _, before = _blend_state(demo_dir / "demo.blend")
     _, after = _blend_state(out)
     scale = max(np.abs(v).max() for v in before.values())

@@ -106,3 +106,37 @@ def test_bad_euler_order_and_nan():
         core.euler_to_matrix([0, 0, 0], "XXY")
     with pytest.raises(core.InputError, match=r"euler angles\[1\]: contains NaN"):
         core.euler_to_matrix([[0, 0, 0], [0, np.nan, 0]])
+
+
+@pytest.mark.parametrize("batch", [(), (1,), (7,), (8191,), (8193,), (3, 5), (2, 0), (0,)])
+def test_quat_to_matrix_is_the_textbook_formula_bit_for_bit(batch, rng):
+    """The blocked kernel rounds every entry exactly as the formula does, for any batch
+    (across block boundaries too) and for non-unit quaternions; with scale, with out."""
+    q = rng.normal(size=batch + (4,))
+    s = rng.normal(size=batch + (3,))
+    assert np.array_equal(core.quat_to_matrix(q), ref.quat_matrix_formula(q))
+    assert np.array_equal(core.quat_to_matrix(q, s), ref.quat_matrix_formula(q, s))
+    block = np.full(batch + (4, 4), 7.0)
+    returned = core.quat_to_matrix(q, s, out=block[..., :3, :3])
+    assert np.array_equal(block[..., :3, :3], ref.quat_matrix_formula(q, s))
+    assert np.all(block[..., 3, :] == 7.0) and np.all(block[..., :3, 3] == 7.0)
+    assert returned.shape == batch + (3, 3) and (not returned.size or np.shares_memory(returned, block))
+
+
+def test_quat_to_matrix_broadcasts_and_checks_shapes(rng):
+    q = rng.normal(size=(5, 4))
+    s = np.array([1.0, 2.0, 3.0])
+    assert np.array_equal(core.quat_to_matrix(q, s), ref.quat_matrix_formula(q, s))
+    transposed = np.zeros((3, 5, 3, 3)).swapaxes(0, 1)  # no flat view: filled through a copy
+    q2 = rng.normal(size=(5, 3, 4))
+    core.quat_to_matrix(q2, out=transposed)
+    assert np.array_equal(transposed, ref.quat_matrix_formula(q2))
+    assert np.array_equal(core.quat_to_matrix(q[::2]), ref.quat_matrix_formula(q[::2]))  # strided input
+    with pytest.raises(core.InputError, match=r"q: expected shape \(\.\.\., 4\)"):
+        core.quat_to_matrix(np.ones((2, 3)))
+    with pytest.raises(core.InputError, match=r"scale: batch shapes"):
+        core.quat_to_matrix(q, np.ones((4, 3)))
+    with pytest.raises(core.InputError, match=r"out: "):
+        core.quat_to_matrix(q, out=np.zeros((4, 3, 3)))
+    with pytest.raises(core.InputError, match=r"out: expected a \(\.\.\., 3, 3\) array"):
+        core.quat_to_matrix(q, out=np.zeros((5, 4, 4)))

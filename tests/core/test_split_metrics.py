@@ -93,7 +93,7 @@ def test_analyze_sees_the_shear_an_exporter_drops():
     local[1, :3, :3] = np.diag([2.0, 1.0, 1.0]) @ core.axis_angle_to_matrix([0, 0, 1], np.pi / 4)
     result = core.analyze(h, local)
     assert np.abs(result.local.shear_deg[1]).max() > 30
-    assert result.matrix_model.max_corner[1] > 0.5
+    assert result.matrix_model_deviation.max_corner[1] > 0.5
     with pytest.raises(core.InputError, match=r"local_matrices: expected shape \(2, 4, 4\)"):
         core.analyze(h, local[:1])
 

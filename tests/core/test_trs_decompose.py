@@ -65,7 +65,7 @@ def test_decompose_singular_and_mirrored():
     d = core.decompose(mirrored)
     assert np.allclose(d.scale, [-1.0, -2.0, -3.0])  # Blender: det < 0 -> all negative
     assert np.allclose(_rebuild(d), mirrored)
-    assert np.allclose(core.decompose(np.zeros((4, 4))).scale, 0)
+    assert np.allclose(core.decompose(np.diag([0.0, 0.0, 0.0, 1.0])).scale, 0)  # zero linear part
 
 
 def test_shear_angles_known_values():

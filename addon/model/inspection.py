@@ -1,0 +1,182 @@
+"""What the panel, the overlay, the scan and the reports show, computed from arrays.
+
+No bpy here: the scene layer turns Blender data into :class:`~.nodes.Nodes`, this module
+runs the core analysis on them, and :mod:`.explain` says in an artist's words why a node
+is off. Which nodes count as flagged is decided here, by one :class:`~.thresholds.Thresholds`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ... import core
+from .errors import SceneDataError
+from .nodes import Nodes
+from .thresholds import DEFAULT, LOCAL_NOISE_FACTOR, LOCAL_SHEAR_FLOOR_DEG, Thresholds
+
+_EPS32 = float(np.finfo(np.float32).eps)
+
+
+def worst_first(corner: np.ndarray, shear: np.ndarray, indices=None) -> np.ndarray:
+    """``indices`` (default: all) ordered as an artist would look at them: largest
+    corner distance first, then largest shear, then reading order."""
+    idx = np.arange(len(corner)) if indices is None else np.asarray(indices, dtype=np.int64)
+    return idx[np.lexsort((idx, -np.asarray(shear)[idx], -np.asarray(corner)[idx]))]
+
+
+@dataclass
+class Inspection:
+    """The analysis of :class:`Nodes`; arrays have N on the first axis."""
+
+    nodes: Nodes
+    hierarchy: core.Hierarchy
+    local_matrices: np.ndarray  #: (N, 4, 4) ``inverse(parent world) @ world``
+    analysis: core.Analysis
+    world: core.Decomposition  #: Blender's world matrices decomposed
+    singular_parent: np.ndarray  #: (N,) bool, parent world not invertible
+    thresholds: Thresholds = DEFAULT
+
+    # Derived per-node arrays: computed once (``explain`` and the report read them per node).
+
+    @cached_property
+    def local_shear_deg(self) -> np.ndarray:
+        """Shear angles ``(N, 3)`` of the local matrices (what an exporter drops)."""
+        return self.analysis.local.shear_deg
+
+    @cached_property
+    def shear_max(self) -> np.ndarray:
+        """Largest |shear angle| of Blender's world matrix, degrees ``(N,)``."""
+        return np.abs(self.analysis.shear_deg).max(axis=-1) if len(self.nodes) else np.zeros(0)
+
+    @cached_property
+    def local_shear_max(self) -> np.ndarray:
+        """Largest |shear angle| of the local matrix (what an exporter drops) ``(N,)``."""
+        return np.abs(self.local_shear_deg).max(axis=-1) if len(self.nodes) else np.zeros(0)
+
+    @cached_property
+    def local_shear_noise_deg(self) -> np.ndarray:
+        """Float32 noise of the local shear ``(N,)``, degrees: Blender's matrices are
+        float32, and inverting the parent's world amplifies their round-off by its
+        condition number (a parent scaled (50, 0.02, 1) makes a clean child look
+        sheared by a few thousandths of a degree)."""
+        n = len(self.nodes)
+        noise = np.zeros(n)
+        has = self.nodes.parents >= 0
+        if has.any():
+            sv = np.linalg.svd(self.nodes.world[self.nodes.parents[has], :3, :3], compute_uv=False)
+            cond = sv[:, 0] / np.maximum(sv[:, 2], 1e-300)
+            noise[has] = np.degrees(LOCAL_NOISE_FACTOR * _EPS32 * np.minimum(cond, 1e12))
+        return noise
+
+    @cached_property
+    def local_shear_real(self) -> np.ndarray:
+        """Local shear that is really there (above the floor and the float32 noise) ``(N,)``."""
+        return self.local_shear_max > np.maximum(LOCAL_SHEAR_FLOOR_DEG, self.local_shear_noise_deg)
+
+    @cached_property
+    def lossy_local(self) -> np.ndarray:
+        """``(N,)`` bool: the local matrix holds shear over the threshold that exporters
+        drop. The nodes that get helpers (objects) or helper joints (bones)."""
+        return self.local_shear_real & (self.local_shear_max > self.thresholds.shear_deg)
+
+    @cached_property
+    def worst_corner(self) -> np.ndarray:
+        """Largest corner distance of either engine model from Blender ``(N,)``."""
+        a = self.analysis
+        return np.maximum(a.matrix_model_deviation.max_corner, a.accumulated_deviation.max_corner)
+
+    @cached_property
+    def sheared(self) -> np.ndarray:
+        """``(N,)`` bool: Blender's world matrix is sheared over the threshold (the
+        nodes the bake fix changes)."""
+        return self.shear_max > self.thresholds.shear_deg
+
+    @cached_property
+    def flagged(self) -> np.ndarray:
+        """Nodes an artist should look at: sheared, a lossy local, or models apart."""
+        return self.sheared | self.lossy_local | (self.worst_corner > self.thresholds.corner)
+
+    def worst_first(self, indices=None) -> np.ndarray:
+        """``indices`` (default: the flagged nodes), largest corner distance first."""
+        if indices is None:
+            indices = np.flatnonzero(self.flagged)
+        return worst_first(self.worst_corner, self.shear_max, indices)
+
+    def root_first(self) -> np.ndarray:
+        """Every node index by depth (roots first), ties in reading order."""
+        return np.argsort(self.hierarchy.depth, kind="stable")
+
+    def subtree(self, top: int) -> list[int]:
+        """``top``'s chain from its root, and every node below ``top``, root first."""
+        keep = set(self.nodes.chain(top))
+        below = {top}
+        for i in self.root_first():
+            if int(self.nodes.parents[i]) in below:
+                below.add(int(i))
+        return [int(i) for i in self.root_first() if int(i) in keep | below]
+
+    def summary(self) -> dict:
+        n = len(self.nodes)
+        return {
+            "nodes": n,
+            "sheared": int(self.sheared.sum()),
+            "flagged": int(self.flagged.sum()),
+            "max_shear_deg": float(self.shear_max.max()) if n else 0.0,
+            "max_deviation": float(self.worst_corner.max()) if n else 0.0,
+        }
+
+
+def local_matrices(nodes: Nodes) -> tuple[np.ndarray, np.ndarray]:
+    """``inverse(parent world) @ world`` per node ``(N, 4, 4)``, and which parents are
+    singular ``(N,)`` bool.
+
+    A parent with zero scale has no inverse: its children get the pseudo-inverse (the
+    best local an exporter could write) and are marked.
+    """
+    world = nodes.world
+    local = world.copy()
+    has_parent = nodes.parents >= 0
+    singular = np.zeros(len(nodes), dtype=bool)
+    if has_parent.any():
+        parent_world = world[nodes.parents[has_parent]]
+        inv, bad = core.affine_inverse(parent_world)
+        if bad.any():
+            inv[bad] = np.linalg.pinv(parent_world[bad])
+        local[has_parent] = inv @ world[has_parent]
+        singular[np.flatnonzero(has_parent)[bad]] = True
+    return local, singular
+
+
+def check_finite(nodes: Nodes) -> None:
+    """:class:`SceneDataError` naming the first node whose world matrix or box holds NaN
+    or infinity (the core would name an index)."""
+    bad = ~np.isfinite(nodes.world).all(axis=(1, 2))
+    bad |= ~(np.isfinite(nodes.box_min).all(axis=1) & np.isfinite(nodes.box_max).all(axis=1))
+    if bad.any():
+        names = [nodes.label(int(i)) for i in np.flatnonzero(bad)]
+        more = f" (and {len(names) - 1} more)" if len(names) > 1 else ""
+        raise SceneDataError(f"'{names[0]}'{more}: its world matrix or bounds contain NaN or infinity")
+
+
+def inspect(nodes: Nodes, thresholds: Thresholds = DEFAULT) -> Inspection:
+    """Run the core analysis on ``nodes`` (Blender's world matrices as the reference).
+
+    Raises :class:`SceneDataError` naming the node when a matrix is not finite.
+    """
+    check_finite(nodes)
+    names = [nodes.label(i) for i in range(len(nodes))]
+    hierarchy = core.Hierarchy(nodes.parents, names)
+    local, singular = local_matrices(nodes)
+    analysis = core.analyze(hierarchy, local, nodes.world, nodes.box_min, nodes.box_max)
+    return Inspection(
+        nodes=nodes,
+        hierarchy=hierarchy,
+        local_matrices=local,
+        analysis=analysis,
+        world=analysis.reference,
+        singular_parent=singular,
+        thresholds=thresholds,
+    )

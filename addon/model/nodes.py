@@ -1,0 +1,75 @@
+"""Nodes: a hierarchy of objects and bones as arrays, with the names a user knows.
+
+A *node* is an object or a pose bone. ``keys[i]`` is ``(object_name, bone_name)`` with
+``bone_name == ""`` for objects; every message and list names nodes by :meth:`Nodes.label`
+(``Armature > Bone`` for bones), never by index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+OBJECT = "object"
+BONE = "bone"
+
+
+def node_label(object_name: str, bone_name: str = "") -> str:
+    """How a node is named to the user: ``Armature > Bone`` for bones, else the object."""
+    return f"{object_name} > {bone_name}" if bone_name else object_name
+
+
+@dataclass
+class Nodes:
+    """A hierarchy read from Blender (any order; parents need not come first).
+
+    ``parents (N,)`` int, -1 for roots; ``world (N, 4, 4)`` Blender's evaluated world
+    matrices (float64 copies of Blender's float32); ``box_min, box_max (N, 3)`` local
+    bounds in the node's own space (scene units). ``notes[i]`` says why node i is
+    "evaluated differently" (constraints, drivers, physics...), "" when Blender's matrix
+    follows from the raw properties.
+    """
+
+    keys: list[tuple[str, str]] = field(default_factory=list)
+    parents: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    world: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 4)))
+    box_min: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    box_max: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        if not self.notes:
+            self.notes = [""] * len(self.keys)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def name(self, i: int) -> str:
+        obj, bone = self.keys[i]
+        return bone or obj
+
+    def kind(self, i: int) -> str:
+        return BONE if self.keys[i][1] else OBJECT
+
+    def armature(self, i: int) -> str | None:
+        obj, bone = self.keys[i]
+        return obj if bone else None
+
+    def label(self, i: int) -> str:
+        """``Armature > Bone`` for bones, the object name otherwise."""
+        return node_label(*self.keys[i])
+
+    def is_bone(self) -> np.ndarray:
+        """``(N,)`` bool: which nodes are bones."""
+        return np.fromiter((bool(bone) for _obj, bone in self.keys), dtype=bool, count=len(self.keys))
+
+    def index(self) -> dict[tuple[str, str], int]:
+        return {k: i for i, k in enumerate(self.keys)}
+
+    def chain(self, i: int) -> list[int]:
+        """Indices from the root down to node ``i`` (inclusive)."""
+        out = [i]
+        while self.parents[out[-1]] >= 0:
+            out.append(int(self.parents[out[-1]]))
+        return out[::-1]

@@ -1,0 +1,83 @@
+"""The viewport overlay's geometry with numpy (no GPU, tested without Blender): each
+node's box as Blender places it (coloured by skew) and as accumulating engines place
+it, with the local axes along which they apply scale. The UI layer only uploads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .inspection import Inspection
+from .thresholds import DEFAULT, Thresholds
+
+#: The 12 edges of a box as pairs of corner indices (corners: X varies fastest).
+BOX_EDGES = np.array(
+    [[0, 1], [2, 3], [4, 5], [6, 7], [0, 2], [1, 3], [4, 6], [5, 7], [0, 4], [1, 5], [2, 6], [3, 7]], dtype=np.int64
+)
+#: The 8 corners of the unit cube ``(8, 3)``, X varying fastest.
+UNIT_CORNERS = np.array([[(i >> 0) & 1, (i >> 1) & 1, (i >> 2) & 1] for i in range(8)], dtype=np.float64)
+_AXIS_COLOURS = np.array([[1.0, 0.25, 0.25, 1.0], [0.3, 1.0, 0.3, 1.0], [0.35, 0.5, 1.0, 1.0]])
+
+
+@dataclass(frozen=True)
+class OverlayStyle:
+    """Colours (RGBA, 0..1) and line settings of the overlay; the add-on preferences'
+    defaults."""
+
+    colour_blender: tuple = (0.95, 0.95, 0.95, 0.9)
+    colour_accumulated: tuple = (0.15, 0.6, 1.0, 1.0)
+    colour_skew_low: tuple = (1.0, 0.85, 0.1, 1.0)
+    colour_skew_high: tuple = (1.0, 0.1, 0.1, 1.0)
+    skew_full_scale_deg: float = 30.0  #: shear drawn in the strong colour (degrees)
+    line_width: float = 2.0  #: pixels
+
+
+def box_edges(matrices: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """``(K, 12, 2, 3)`` edge endpoints of the boxes ``lo, hi (K, 3)`` placed by
+    ``matrices (K, 4, 4)``."""
+    corners = lo[:, None, :] + UNIT_CORNERS * (hi - lo)[:, None, :]
+    placed = np.einsum("kij,kcj->kci", matrices[:, :3, :3], corners) + matrices[:, None, :3, 3]
+    return placed[:, BOX_EDGES]
+
+
+def skew_colours(shear_deg: np.ndarray, style: OverlayStyle, thresholds: Thresholds = DEFAULT) -> np.ndarray:
+    """``(K, 4)`` colours: the Blender box colour when unsheared, else a ramp from the
+    slight to the strong skew colour reaching it at ``skew_full_scale_deg``."""
+    low, high = np.array(style.colour_skew_low), np.array(style.colour_skew_high)
+    t = np.clip(shear_deg / style.skew_full_scale_deg, 0.0, 1.0)[:, None]
+    ramp = low + (high - low) * t
+    return np.where((shear_deg > thresholds.shear_deg)[:, None], ramp, np.array(style.colour_blender))
+
+
+def overlay_lines(inspection: Inspection, indices, style: OverlayStyle, axes: bool = True):
+    """Line endpoints ``(M, 3)`` and per-endpoint colours ``(M, 4)`` (float32) for the overlay.
+
+    Per node: the Blender box (skew-coloured), the accumulated box, and with ``axes``
+    the accumulated local axes from the box centre, each as long as the box's half
+    extent times the accumulated scale on that axis.
+    """
+    idx = np.asarray(indices, dtype=np.int64)
+    if idx.size == 0:
+        return np.zeros((0, 3), dtype=np.float32), np.zeros((0, 4), dtype=np.float32)
+    nodes, a = inspection.nodes, inspection.analysis
+    lo, hi = nodes.box_min[idx], nodes.box_max[idx]
+    parts = [
+        box_edges(nodes.world[idx], lo, hi).reshape(-1, 3),
+        box_edges(a.accumulated_matrix[idx], lo, hi).reshape(-1, 3),
+    ]
+    colours = [
+        np.repeat(skew_colours(inspection.shear_max[idx], style, inspection.thresholds), 24, axis=0),
+        np.tile(np.array(style.colour_accumulated), (idx.size * 24, 1)),
+    ]
+    if axes:
+        acc = a.accumulated_matrix[idx]
+        centre = 0.5 * (lo + hi)
+        origin = np.einsum("kij,kj->ki", acc[:, :3, :3], centre) + acc[:, :3, 3]
+        half = 0.5 * (hi - lo)
+        ends = origin[:, None, :] + np.swapaxes(acc[:, :3, :3], 1, 2) * half[:, :, None]  # (K, axis, 3)
+        pairs = np.stack((np.repeat(origin[:, None, :], 3, axis=1), ends), axis=2)  # (K, 3, 2, 3)
+        parts.append(pairs.reshape(-1, 3))
+        colours.append(np.tile(np.repeat(_AXIS_COLOURS, 2, axis=0), (idx.size, 1)))
+    return np.concatenate(parts).astype(np.float32), np.concatenate(colours).astype(np.float32)

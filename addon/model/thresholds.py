@@ -1,0 +1,51 @@
+"""The one threshold policy: what counts as sheared, lossy or off.
+
+Every place that decides whether a node is flagged (the panel, the overlay, the scene
+scan, the report and its ``--fail-on-shear`` gate) or acted on (helpers, bake, exports)
+asks a :class:`Thresholds` value. Its defaults are the add-on preferences' defaults and
+the command line's; the report and the fix and export messages say which values applied.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+#: A scale counts as non-uniform when its largest and smallest magnitudes differ by more
+#: than this fraction of the largest.
+NON_UNIFORM_RATIO = 1e-4
+#: Local shear below this (degrees) is never treated as real, whatever the threshold.
+LOCAL_SHEAR_FLOOR_DEG = 1e-4
+#: ``inverse(parent world) @ world`` from float32 matrices carries noise of about
+#: ``eps32 * cond(parent)`` radians; shear below this many times that is not trusted.
+LOCAL_NOISE_FACTOR = 8.0
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a node is flagged.
+
+    ``shear_deg``: degrees off 90 between two axes of Blender's world matrix (world
+    shear) or of the local matrix an exporter writes (local shear it drops).
+    ``corner``: scene units a corner of the node's box may move between Blender and an
+    engine model. Both must be finite and not negative.
+    """
+
+    shear_deg: float = 0.1
+    corner: float = 1e-3
+
+    def __post_init__(self):
+        for name in ("shear_deg", "corner"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+                raise ValueError(f"threshold {name} must be a finite number >= 0, not {value!r}")
+
+    def describe(self) -> str:
+        """``shear > 0.1 deg, corners > 0.001 units`` (for messages and reports)."""
+        return f"shear > {self.shear_deg:g} deg, corners > {self.corner:g} units"
+
+    def as_dict(self) -> dict:
+        return {"shear_deg": float(self.shear_deg), "corner": float(self.corner)}
+
+
+DEFAULT = Thresholds()

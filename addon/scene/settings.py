@@ -1,0 +1,41 @@
+"""The add-on preferences as plain values: one :class:`~..model.thresholds.Thresholds`
+and one :class:`~..model.overlay_geometry.OverlayStyle` (their defaults when the add-on
+is not registered as an add-on, e.g. registered by hand in a script)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import bpy
+
+from ..model.overlay_geometry import OverlayStyle
+from ..model.thresholds import Thresholds
+
+#: The add-on's module name (``hierarchy_inspector`` or ``bl_ext.<repo>.hierarchy_inspector``).
+ADDON_MODULE = __name__.rpartition(".addon.")[0]
+
+
+def _preferences(context):
+    context = context or bpy.context
+    addon = context.preferences.addons.get(ADDON_MODULE)
+    return getattr(addon, "preferences", None) if addon is not None else None
+
+
+def _plain(value):
+    return tuple(value) if hasattr(value, "__len__") else value
+
+
+def thresholds(context=None) -> Thresholds:
+    """The thresholds the user set in the preferences."""
+    prefs = _preferences(context)
+    if prefs is None:
+        return Thresholds()
+    return Thresholds(shear_deg=float(prefs.shear_threshold_deg), corner=float(prefs.corner_threshold))
+
+
+def overlay_style(context=None) -> OverlayStyle:
+    """The overlay's colours and line settings from the preferences."""
+    prefs = _preferences(context)
+    if prefs is None:
+        return OverlayStyle()
+    return OverlayStyle(**{f.name: _plain(getattr(prefs, f.name)) for f in dataclasses.fields(OverlayStyle)})

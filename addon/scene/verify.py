@@ -1,0 +1,191 @@
+"""Does Blender's evaluated matrix follow from the raw properties?
+
+Each object's and bone's world matrix is recomputed through the core's model of
+Blender's math (:mod:`..core.blender_math`) from its own loc / rot / scale, deltas,
+parent inverse, parent type, inherit modes, and its parent's *evaluated* matrix, one
+step at a time. Where the result differs from what Blender shows (beyond float32
+round-off), something evaluates the node differently (constraints, IK, physics, an
+add-on) and the node is marked with the likely reason instead of being counted as shear.
+"""
+
+from __future__ import annotations
+
+import bpy
+import numpy as np
+
+from ...core import blender_math as bm
+
+#: Relative difference (largest entry over max(1, largest entry)) above float32 noise.
+TOLERANCE = 1e-4
+
+_OBJECT_PROPS = (
+    ("location", 3),
+    ("rotation_quaternion", 4),
+    ("rotation_euler", 3),
+    ("rotation_axis_angle", 4),
+    ("scale", 3),
+    ("delta_location", 3),
+    ("delta_rotation_euler", 3),
+    ("delta_rotation_quaternion", 4),
+    ("delta_scale", 3),
+)
+
+
+def _read(bulk, prop: str, count: int, width: int) -> np.ndarray:
+    buf = np.empty(count * width, dtype=np.float32)
+    if count:
+        bulk.foreach_get(prop, buf)
+    return buf.reshape(count, width).astype(np.float64)
+
+
+def _relative_error(model: np.ndarray, blender: np.ndarray) -> np.ndarray:
+    scale = np.maximum(1.0, np.abs(blender).max(axis=(-2, -1)))
+    return np.abs(model - blender).max(axis=(-2, -1)) / scale
+
+
+def object_reason(obj) -> str:
+    """Why ``obj`` may be evaluated differently from its own transform."""
+    constraints = [c.type.replace("_", " ").title() for c in obj.constraints if c.enabled and c.influence > 0]
+    if constraints:
+        return "constraints: " + ", ".join(constraints)
+    if obj.rigid_body is not None:
+        return "rigid body simulation"
+    if obj.parent is not None and obj.parent_type in {"VERTEX", "VERTEX_3"}:
+        return "vertex parent deformed by modifiers"
+    return "evaluated differently (an add-on, a driver or a handler may change it)"
+
+
+def bone_reason(pose_bone) -> str:
+    constraints = [c.type.replace("_", " ").title() for c in pose_bone.constraints if c.enabled and c.influence > 0]
+    if constraints:
+        return "bone constraints: " + ", ".join(constraints)
+    return "evaluated differently (IK from another bone, a driver or an add-on)"
+
+
+def _vertex_positions(parent, indices: list[int]) -> np.ndarray | None:
+    """Local positions of ``indices`` in the parent's evaluated mesh (None: not a mesh)."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    evaluated = parent.evaluated_get(depsgraph)
+    mesh = getattr(evaluated, "data", None)
+    vertices = getattr(mesh, "vertices", None)
+    if vertices is None or any(i >= len(vertices) for i in indices):
+        return None
+    return np.array([tuple(vertices[i].co) for i in indices], dtype=np.float64)
+
+
+def bulk_rotation_modes(bulk, count: int) -> np.ndarray:
+    """Rotation-mode codes of a whole collection in one read (Blender hands DNA values)."""
+    dna = np.empty(count, dtype=np.int32)
+    if count:
+        bulk.foreach_get("rotation_mode", dna)
+    return bm.rotation_mode_codes_from_dna(dna)
+
+
+_PLAIN_PARENTS = {"OBJECT", "ARMATURE", "LATTICE"}
+
+
+def object_parent_matrices(
+    objects, parent_object: np.ndarray, parent_types: list[str], world: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Blender's parent matrix ``P (N, 4, 4)`` per object, from the parents' evaluated
+    matrices, and which objects could be checked at all ``(N,)``.
+
+    ``parent_object[i]`` is the node index of object i's parent object (-1: none, or not
+    read), ``parent_types[i]`` its ``parent_type`` ("" without a parent). Plain parent
+    types are one gather; bone and vertex parents take a few Python steps each.
+    """
+    n = len(objects)
+    p = np.tile(np.eye(4), (n, 1, 1))
+    checkable = np.ones(n, dtype=bool)
+    plain = np.array([t in _PLAIN_PARENTS for t in parent_types], dtype=bool) & (parent_object >= 0)
+    p[plain] = world[parent_object[plain]]
+    for i in np.flatnonzero(np.array([t != "" for t in parent_types], dtype=bool) & ~plain):
+        obj = objects[i]
+        parent = obj.parent
+        k = parent_object[i]
+        parent_world = world[k] if k >= 0 else np.asarray(parent.matrix_world, dtype=np.float64)
+        kind = parent_types[i]
+        if kind == "BONE":
+            pose_bone = parent.pose.bones.get(obj.parent_bone) if parent.pose else None
+            if pose_bone is None:
+                checkable[i] = False
+                continue
+            bone = pose_bone.bone
+            p[i] = bm.bone_parent_matrix(
+                parent_world,
+                np.asarray(pose_bone.matrix, dtype=np.float64)[None],
+                bone.length,
+                np.asarray(bone.matrix_local, dtype=np.float64)[None],
+                bool(bone.use_relative_parent),
+            )[0]
+        elif kind in {"VERTEX", "VERTEX_3"}:
+            count = 1 if kind == "VERTEX" else 3
+            verts = _vertex_positions(parent, list(obj.parent_vertices[:count]))
+            if verts is None:
+                checkable[i] = False
+                continue
+            p[i] = bm.vertex_parent_matrix(parent_world[None], verts[None] if count == 3 else verts[:1])[0]
+        else:  # a plain parent type whose parent object was not read
+            p[i] = parent_world
+    return p, checkable
+
+
+def check_objects(bulk, objects, rotation_modes, parent_object, parent_types, world: np.ndarray) -> list[str]:
+    """Notes per object: "" where Blender's matrix follows from the raw properties.
+
+    ``rotation_modes``: codes or identifiers per object; ``parent_object`` and
+    ``parent_types`` as in :func:`object_parent_matrices`.
+    """
+    n = len(objects)
+    if not n:
+        return []
+    raw = {prop: _read(bulk, prop, n, width) for prop, width in _OBJECT_PROPS}
+    basis = bm.basis_matrices(
+        raw["location"],
+        rotation_modes,
+        raw["rotation_quaternion"],
+        raw["rotation_euler"],
+        raw["rotation_axis_angle"],
+        raw["scale"],
+        raw["delta_location"],
+        raw["delta_rotation_euler"],
+        raw["delta_rotation_quaternion"],
+        raw["delta_scale"],
+    )
+    parent_inverse = _read(bulk, "matrix_parent_inverse", n, 16).reshape(n, 4, 4).transpose(0, 2, 1)
+    p, checkable = object_parent_matrices(objects, parent_object, parent_types, world)
+    has_parent = np.array([t != "" for t in parent_types], dtype=bool)
+    model = bm.object_world_matrices(p, parent_inverse, basis, has_parent)
+    bad = (_relative_error(model, world[:n]) > TOLERANCE) & checkable
+    return [object_reason(objects[i]) if bad[i] else "" for i in range(n)]
+
+
+def check_bones(arm, parents: np.ndarray, pose: np.ndarray) -> list[str]:
+    """Notes per pose bone of ``arm`` (in ``arm.pose.bones`` order); ``parents`` are
+    indices within the armature, ``pose`` Blender's evaluated pose matrices."""
+    bones = arm.pose.bones
+    n = len(bones)
+    raw = {prop: _read(bones, prop, n, width) for prop, width in _OBJECT_PROPS[:5]}
+    basis = bm.basis_matrices(
+        raw["location"],
+        [pb.rotation_mode for pb in bones],
+        raw["rotation_quaternion"],
+        raw["rotation_euler"],
+        raw["rotation_axis_angle"],
+        raw["scale"],
+    )
+    data = [pb.bone for pb in bones]
+    rest = np.stack([np.asarray(b.matrix_local, dtype=np.float64) for b in data])
+    parent_pose = np.where((parents >= 0)[:, None, None], pose[np.maximum(parents, 0)], np.eye(4))
+    model = bm.pose_matrices_given_parents(
+        parents,
+        rest,
+        [b.inherit_scale for b in data],
+        [b.use_inherit_rotation for b in data],
+        [b.use_local_location for b in data],
+        [b.use_connect for b in data],
+        basis,
+        parent_pose,
+    )
+    bad = _relative_error(model, pose) > TOLERANCE
+    return [bone_reason(bones[i]) if bad[i] else "" for i in range(n)]

@@ -1,0 +1,165 @@
+"""Operators that fix or export corrected transforms (the panel's Fix & export box)."""
+
+from __future__ import annotations
+
+import json
+
+import bpy
+from bpy.props import BoolProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper
+
+from ..model.errors import InspectorError
+from ..model.exports.accumulated import accumulated_csv, accumulated_document
+from ..model.exports.fix_plans import bake_plan
+from ..model.outputs import write_text
+from ..scene import live, settings
+from ..scene.bake import bake_residual
+from ..scene.gltf_export import write_gltf
+from ..scene.helpers import insert_helpers
+from ..scene.scan import scan_scene
+
+
+def _inspect(context):
+    return scan_scene(context.scene, settings.thresholds(context))
+
+
+def _object_mode(cls, context) -> bool:
+    if context.scene is None:
+        cls.poll_message_set("No scene")
+        return False
+    if context.mode != "OBJECT":
+        cls.poll_message_set("Switch to Object Mode first")
+        return False
+    return True
+
+
+class HI_OT_insert_helpers(bpy.types.Operator):
+    """Insert a helper empty above every object whose local matrix holds shear, so that
+    glTF / FBX exports keep it exactly (the object keeps its own transform channels)"""
+
+    bl_idname = "hierarchy_inspector.insert_helpers"
+    bl_label = "Insert helpers"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return _object_mode(cls, context)
+
+    def execute(self, context):
+        try:
+            result = insert_helpers(_inspect(context))
+        except InspectorError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        live.invalidate()
+        skipped = "; ".join(f"'{name}' left as it is ({why})" for name, why in result.skipped)
+        if not result.inserted:
+            self.report({"WARNING"} if skipped else {"INFO"}, skipped or "No local matrix holds shear: nothing to do")
+            return {"CANCELLED"}
+        names = ", ".join(h for h, _ in result.inserted)
+        self.report(
+            {"INFO"}, f"Inserted {len(result.inserted)} helper(s): {names}" + (f"; {skipped}" if skipped else "")
+        )
+        return {"FINISHED"}
+
+
+class HI_OT_bake_residual(bpy.types.Operator):
+    """Move the shear no TRS can hold into the mesh data (like Reset XForm) so the
+    hierarchy becomes shear-free; every vertex stays where it is"""
+
+    bl_idname = "hierarchy_inspector.bake_residual"
+    bl_label = "Bake shear into meshes"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return _object_mode(cls, context)
+
+    def execute(self, context):
+        inspection = _inspect(context)
+        _objects, bones = bake_plan(inspection)
+        try:
+            baked = bake_residual(inspection, context)
+        except InspectorError as exc:
+            self.report({"ERROR"}, f"Nothing changed: {exc}")
+            return {"CANCELLED"}
+        live.invalidate()
+        if not baked:
+            self.report({"INFO"}, "No object is sheared: nothing to bake")
+            return {"CANCELLED"}
+        note = f"; bones left as they are (use Inherit Scale Aligned): {len(bones)}" if bones else ""
+        self.report({"INFO"}, f"Baked {len(baked)} object(s): {', '.join(baked)}{note}")
+        return {"FINISHED"}
+
+
+class _FileOperator(ExportHelper):
+    @property
+    def path(self) -> str:
+        """ExportHelper's ``filepath`` property (the type stubs do not know it)."""
+        return self.filepath  # type: ignore[attr-defined]
+
+
+class HI_OT_export_gltf(bpy.types.Operator, _FileOperator):
+    """Export glTF with helper nodes where a local matrix holds shear, then read the
+    file back and report how far it is from what Blender shows"""
+
+    bl_idname = "hierarchy_inspector.export_gltf"
+    bl_label = "Export glTF (exact)"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filename_ext = ".glb"
+    filter_glob: StringProperty(default="*.glb", options={"HIDDEN"})  # type: ignore[valid-type]
+    y_up: BoolProperty(name="+Y Up", description="glTF's convention (off: keep Blender's Z up)", default=True)  # type: ignore[valid-type]
+
+    @classmethod
+    def poll(cls, context):
+        return _object_mode(cls, context)
+
+    def execute(self, context):
+        try:
+            result = write_gltf(context.scene, self.path, y_up=self.y_up, thresholds=settings.thresholds(context))
+        except (InspectorError, OSError, RuntimeError) as exc:
+            self.report({"ERROR"}, str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__)
+            return {"CANCELLED"}
+        live.invalidate()
+        self.report(
+            {"INFO"},
+            f"Wrote {self.path}: {result.helpers} helper(s), relative error {result.relative_error:.1e}",
+        )
+        return {"FINISHED"}
+
+
+class HI_OT_export_accumulated(bpy.types.Operator, _FileOperator):
+    """Write, per node, the local translation / rotation / scale whose accumulation
+    (Unreal, Ogre) reproduces Blender's world positions and rotations (JSON, and CSV
+    beside it)"""
+
+    bl_idname = "hierarchy_inspector.export_accumulated"
+    bl_label = "Export accumulated TRS"
+    bl_options = {"REGISTER"}
+
+    filename_ext = ".json"
+    filter_glob: StringProperty(default="*.json", options={"HIDDEN"})  # type: ignore[valid-type]
+    write_csv: BoolProperty(name="CSV too", default=True)  # type: ignore[valid-type]
+
+    @classmethod
+    def poll(cls, context):
+        return context.scene is not None
+
+    def execute(self, context):
+        try:
+            document = accumulated_document(_inspect(context))
+            write_text(self.path, json.dumps(document, indent=1) + "\n")
+            if self.write_csv:
+                write_text(self.path.rsplit(".", 1)[0] + ".csv", accumulated_csv(document))
+        except (InspectorError, OSError) as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        self.report(
+            {"INFO"},
+            f"Wrote {len(document['nodes'])} nodes; largest residual {document['max_residual_corner']:.3g}",
+        )
+        return {"FINISHED"}
+
+
+CLASSES = (HI_OT_insert_helpers, HI_OT_bake_residual, HI_OT_export_gltf, HI_OT_export_accumulated)

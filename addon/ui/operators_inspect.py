@@ -1,0 +1,168 @@
+"""Operators of the inspector: details, copy, scan, select flagged."""
+
+from __future__ import annotations
+
+import time
+
+import bpy
+from bpy.props import StringProperty
+
+from ..model.errors import InspectorError
+from ..model.inspection import Inspection
+from ..model.views import comparison_text, focus_index
+from ..scene import live, settings
+from ..scene.scan import scan_scene
+from ..scene.selection import set_bone_selected
+
+
+def _needs_chain(cls, context) -> bool:
+    if context.active_object is None:
+        cls.poll_message_set("Select an object or a pose bone first")
+        return False
+    return True
+
+
+class HI_OT_show_details(bpy.types.Operator):
+    """Show this node's details in the panel"""
+
+    bl_idname = "hierarchy_inspector.show_details"
+    bl_label = "Show details"
+    bl_options = {"INTERNAL"}
+
+    object_name: StringProperty()  # type: ignore[valid-type]
+    bone_name: StringProperty()  # type: ignore[valid-type]
+
+    def execute(self, context):
+        settings = context.scene.hierarchy_inspector
+        settings.detail_object, settings.detail_bone = self.object_name, self.bone_name
+        return {"FINISHED"}
+
+
+class HI_OT_copy_comparison(bpy.types.Operator):
+    """Copy the comparison of the shown node to the clipboard as text"""
+
+    bl_idname = "hierarchy_inspector.copy_comparison"
+    bl_label = "Copy comparison"
+    bl_options = {"REGISTER"}
+
+    @classmethod
+    def poll(cls, context):
+        return _needs_chain(cls, context)
+
+    def execute(self, context):
+        view = live.chain_view(context)
+        if view is None:
+            self.report({"ERROR"}, "Nothing to compare: select an object or a pose bone")
+            return {"CANCELLED"}
+        chosen = context.scene.hierarchy_inspector
+        i = focus_index(view.inspection, view.chain, (chosen.detail_object, chosen.detail_bone))
+        context.window_manager.clipboard = comparison_text(view.inspection, i)
+        self.report({"INFO"}, f"Copied the comparison of '{view.inspection.nodes.label(i)}'")
+        return {"FINISHED"}
+
+
+class HI_OT_select_flagged(bpy.types.Operator):
+    """Select every object and bone the last scene scan flagged"""
+
+    bl_idname = "hierarchy_inspector.select_flagged"
+    bl_label = "Select flagged"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        settings = context.scene.hierarchy_inspector if context.scene else None
+        if settings is None or not settings.scan_done:
+            cls.poll_message_set("Scan the scene first (Scene scan > Scan scene)")
+            return False
+        if context.mode != "OBJECT":
+            cls.poll_message_set("Switch to Object Mode to select objects")
+            return False
+        return True
+
+    def execute(self, context):
+        items = context.scene.hierarchy_inspector.scan_items
+        for obj in context.selected_objects:
+            obj.select_set(False)
+        selected = missing = 0
+        first = None
+        view_layer = context.view_layer
+        for item in items:
+            obj = bpy.data.objects.get(item.object_name)
+            if obj is None or view_layer.objects.get(obj.name) is None:
+                missing += 1
+                continue
+            obj.select_set(True)
+            first = first or obj
+            if item.bone_name and obj.type == "ARMATURE" and item.bone_name in obj.pose.bones:
+                set_bone_selected(obj, item.bone_name, True)
+            selected += 1
+        if first is not None and view_layer.objects.active is None:
+            view_layer.objects.active = first
+        note = f" ({missing} no longer exist: scan again)" if missing else ""
+        self.report({"INFO"}, f"Selected {selected} flagged nodes{note}")
+        return {"FINISHED"}
+
+
+def fill_scan_list(scene_settings, inspection: Inspection, seconds: float) -> None:
+    """Store the flagged nodes in the scene's scan list, worst first."""
+    a = inspection.analysis
+    nodes = inspection.nodes
+    items = scene_settings.scan_items
+    items.clear()
+    for i in inspection.worst_first():
+        item = items.add()
+        item.object_name, item.bone_name = nodes.keys[i]
+        item.kind = nodes.kind(i)
+        item.max_corner = float(inspection.worst_corner[i])
+        item.matrix_corner = float(a.matrix_model_deviation.max_corner[i])
+        item.accumulated_corner = float(a.accumulated_deviation.max_corner[i])
+        item.shear_deg = float(inspection.shear_max[i])
+        item.local_shear_deg = float(inspection.local_shear_max[i])
+    scene_settings.scan_nodes = len(nodes)
+    scene_settings.scan_seconds = seconds
+    scene_settings.scan_done = True
+    scene_settings["scan_index"] = -1  # set without selecting anything
+
+
+class HI_OT_scan(bpy.types.Operator):
+    """Inspect every object and bone of the scene and list the flagged ones"""
+
+    bl_idname = "hierarchy_inspector.scan"
+    bl_label = "Scan scene"
+    bl_options = {"REGISTER"}
+
+    @classmethod
+    def poll(cls, context):
+        if context.scene is None:
+            cls.poll_message_set("No scene to scan")
+            return False
+        return True
+
+    def execute(self, context):
+        wm = context.window_manager
+        wm.progress_begin(0, 100)
+        start = time.perf_counter()
+        try:
+            result = scan_scene(
+                context.scene,
+                settings.thresholds(context),
+                progress=lambda f, _msg: wm.progress_update(int(100 * f)),
+            )
+        except InspectorError as exc:
+            self.report({"ERROR"}, f"Scan failed: {exc}")
+            return {"CANCELLED"}
+        finally:
+            wm.progress_end()
+        seconds = time.perf_counter() - start
+        fill_scan_list(context.scene.hierarchy_inspector, result, seconds)
+        live.remember_scan(result)
+        summary = result.summary()
+        self.report(
+            {"INFO"},
+            f"{summary['flagged']} of {summary['nodes']} nodes flagged; max shear {summary['max_shear_deg']:.2f} deg, "
+            f"max corner deviation {summary['max_deviation']:.4g} ({seconds:.2f} s)",
+        )
+        return {"FINISHED"}
+
+
+CLASSES = (HI_OT_show_details, HI_OT_copy_comparison, HI_OT_scan, HI_OT_select_flagged)

@@ -1,0 +1,79 @@
+"""The viewport overlay's draw handler: uploads the geometry built by
+:func:`..model.overlay_geometry.overlay_lines` for the active chain or the last scan's
+flagged nodes. Added by ``register()`` only when Blender has a GPU context (never in
+background mode).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import bpy
+import gpu
+import numpy as np
+from gpu_extras.batch import batch_for_shader
+
+from ..model.inspection import Inspection
+from ..model.overlay_geometry import overlay_lines
+from ..scene import live, settings
+
+
+def overlay_nodes(context) -> tuple[Inspection, np.ndarray] | None:
+    """What the overlay shows now: the active chain, or the last scan's flagged nodes."""
+    scene_settings = getattr(context.scene, "hierarchy_inspector", None)
+    if scene_settings is not None and scene_settings.overlay_scope == "FLAGGED":
+        scan = live.last_scan()
+        return None if scan is None else (scan, np.flatnonzero(scan.flagged))
+    view = live.chain_view(context)
+    return None if view is None else (view.inspection, np.asarray(view.chain))
+
+
+_reported: set[str] = set()
+
+
+def draw_overlay() -> None:
+    """POST_VIEW draw callback (never raises: an error is printed once)."""
+    context = bpy.context
+    scene_settings = getattr(context.scene, "hierarchy_inspector", None)
+    if scene_settings is None or not scene_settings.overlay:
+        return
+    try:
+        shown = overlay_nodes(context)
+        if shown is None:
+            return
+        style = settings.overlay_style(context)
+        coords, colours = overlay_lines(*shown, style, axes=scene_settings.show_accumulated_axes)
+        if not len(coords):
+            return
+        shader: Any = gpu.shader.from_builtin("POLYLINE_SMOOTH_COLOR")
+        batch = batch_for_shader(shader, "LINES", {"pos": coords, "color": colours})
+        gpu.state.blend_set("ALPHA")
+        gpu.state.depth_test_set("NONE")
+        viewport: Any = gpu.state.viewport_get()
+        shader.uniform_float("viewportSize", viewport[2:])
+        shader.uniform_float("lineWidth", style.line_width)
+        batch.draw(shader)
+        gpu.state.blend_set("NONE")
+    except Exception as exc:  # a draw callback must not spam the console every frame
+        message = f"{type(exc).__name__}: {exc}"
+        if message not in _reported:
+            _reported.add(message)
+            print(f"Hierarchy Inspector overlay: {message}")
+
+
+_handle: list = []
+
+
+def add_draw_handler() -> None:
+    if bpy.app.background or _handle:
+        return
+    _handle.append(bpy.types.SpaceView3D.draw_handler_add(draw_overlay, (), "WINDOW", "POST_VIEW"))
+
+
+def remove_draw_handler() -> None:
+    while _handle:
+        bpy.types.SpaceView3D.draw_handler_remove(_handle.pop(), "WINDOW")
+
+
+def draw_handler_active() -> bool:
+    return bool(_handle)

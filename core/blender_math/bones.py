@@ -1,0 +1,293 @@
+"""Pose bones: armature-space ``pose_bone.matrix`` before constraints and IK, all six
+Inherit Scale modes, hinge, local location and connected bones
+(``BKE_pose_where_is_bone``), and the two ``blenlib`` helpers those modes are built from
+(:func:`ortho_stable`, :func:`fixshear_scale`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import as_array
+from ..hierarchy import Hierarchy
+from ._common import (
+    _affine_inverse,
+    _batch,
+    _check_rigid,
+    _codes,
+    _column_norms,
+    _det3,
+    _dot,
+    _flags,
+    _normalize,
+    _normalize_columns,
+)
+from .codes import _ALIGNED, _AVERAGE, _FIX_SHEAR, _FULL, _NONE, _NONE_LEGACY, INHERIT_SCALE_MODES
+
+__all__ = [
+    "ortho_stable",
+    "fixshear_scale",
+    "bone_parent_transforms",
+    "pose_matrices",
+    "pose_matrices_given_parents",
+]
+
+#: ``FLT_EPSILON``: Blender's threshold for "parallel" in ``orthogonalize_stable``.
+_FLT_EPSILON = float(np.finfo(np.float32).eps)
+#: ``orthogonalize_stable`` leaves X and Z alone when ``|cos(angle)|`` is at most this.
+_SHEAR_MIN_COS = 1.0e-4
+
+
+# -- pose bones ---------------------------------------------------------------------------
+
+
+def ortho_stable(m3, keep_volume: bool) -> np.ndarray:
+    """Blender's ``orthogonalize_m4_stable(m, 1, !keep_volume)`` on 3x3 matrices ``(..., 3, 3)``.
+
+    Column Y keeps its direction. X and Z lose their components along Y (a projection,
+    which keeps the determinant); if they are then not at 90 degrees (``|cos| > 1e-4``,
+    and not parallel) both are rotated symmetrically in their plane until they are. With
+    ``keep_volume`` X and Z are then scaled by ``sqrt(sin(angle))`` so ``|det|`` is kept;
+    otherwise all three columns are made unit length (a zero column stays zero).
+    Mirrors ``orthogonalize_stable`` in ``blenlib/intern/math_matrix_c.cc``.
+
+    Returns
+    -------
+    (..., 3, 3) float64, a new array
+    """
+    m = as_array(m3, "m3", (3, 3))
+    y = m[..., :, 1]
+    x = m[..., :, 0]
+    z = m[..., :, 2]
+    len_sq = _dot(y, y)
+    has_y = len_sq > 0.0
+    inv_sq = np.where(has_y, 1.0 / np.where(has_y, len_sq, 1.0), 0.0)
+    x = x - y * (_dot(x, y) * inv_sq)[..., None]
+    z = z - y * (_dot(z, y) * inv_sq)[..., None]
+    if not keep_volume:
+        y = y * np.where(has_y, np.sqrt(inv_sq), 1.0)[..., None]
+
+    nx, len_x = _normalize(x)
+    nz, len_z = _normalize(z)
+    cos = _dot(nx, nz)
+    fix = (np.abs(cos) > _SHEAR_MIN_COS) & (np.abs(cos) < 1.0 - _FLT_EPSILON)
+    if fix.any():
+        c = np.where(fix, cos, 0.0)
+        angle = np.arccos(np.clip(c, -1.0, 1.0))
+        target = angle + (0.5 * np.pi - angle) / 2.0
+        w = nx - nz * c[..., None]
+        w_len = np.sqrt(_dot(w, w))
+        w_len = np.where(fix, w_len, 1.0)
+        nx_fixed = w * (np.sin(target) / w_len)[..., None] + nz * np.cos(target)[..., None]
+        nz_fixed = _normalize(np.cross(np.cross(nx_fixed, nz), nx_fixed))[0]
+        nx = np.where(fix[..., None], nx_fixed, nx)
+        nz = np.where(fix[..., None], nz_fixed, nz)
+        if keep_volume:
+            factor = np.sqrt(np.sin(angle))
+            x = np.where(fix[..., None], nx * (len_x * factor)[..., None], x)
+            z = np.where(fix[..., None], nz * (len_z * factor)[..., None], z)
+    if not keep_volume:
+        x, z = nx, nz
+    return np.stack((x, y, z), axis=-1)
+
+
+def fixshear_scale(m3) -> np.ndarray:
+    """Blender's ``mat4_to_size_fix_shear`` on ``(..., 3, 3)``: per-axis scale ``(..., 3)``.
+
+    The column lengths times ``cbrt(|det| / (|col0| |col1| |col2|))``, so their product is
+    ``|det|`` (the volume) even when the matrix is sheared; plain column lengths when
+    one of them is zero.
+    """
+    m = as_array(m3, "m3", (3, 3))
+    size = _column_norms(m)
+    volume = size.prod(axis=-1)
+    ok = volume != 0.0
+    factor = np.cbrt(np.abs(_det3(m)) / np.where(ok, volume, 1.0))
+    return size * np.where(ok, factor, 1.0)[..., None]
+
+
+def bone_parent_transforms(
+    offset, parent_rest, parent_pose, inherit_scale, inherit_rotation, local_location
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What a parent bone does to its children: ``BKE_bone_parent_transform_calc_from_matrices``.
+
+    Batched over M child bones that have a parent. A child's pose matrix is then
+    ``pose3 = rotscale3 @ basis3 @ diag(post_scale)``, ``pose.t = loc @ [basis.t, 1]``
+    (``BKE_bone_parent_transform_apply``).
+
+    Parameters
+    ----------
+    offset : (M, 4, 4)
+        ``inv(parent.matrix_local) @ bone.matrix_local`` (``BKE_bone_offset_matrix_get``).
+    parent_rest : (M, 4, 4)
+        The parent's ``bone.matrix_local`` (used when rotation is not inherited).
+    parent_pose : (M, 4, 4)
+        The parent's final ``pose_bone.matrix``.
+    inherit_scale : (M,) codes into :data:`INHERIT_SCALE_MODES` or identifiers
+    inherit_rotation, local_location : (M,) bool
+        ``bone.use_inherit_rotation`` and ``bone.use_local_location``.
+
+    Returns
+    -------
+    rotscale : (M, 4, 4)
+        Applied to the basis rotation and scale.
+    loc : (M, 4, 4)
+        Applied to the basis location.
+    post_scale : (M, 3)
+        Scale applied last along the bone's own axes (ALIGNED; ones otherwise).
+    """
+    offs = _batch(offset, "offset", (4, 4), None)
+    m = offs.shape[0]
+    rest = _batch(parent_rest, "parent_rest", (4, 4), m)
+    pose = _batch(parent_pose, "parent_pose", (4, 4), m)
+    mode = _codes(inherit_scale, INHERIT_SCALE_MODES, "inherit_scale", m)
+    inherit = _flags(inherit_rotation, m, "inherit_rotation")
+    local = _flags(local_location, m, "local_location")
+    p3 = pose[:, :3, :3]
+    post = np.ones((m, 3))
+    tmat = np.where(inherit[:, None, None], pose, rest)  # (M, 4, 4), a new array
+
+    def rows(sel_mode, sel_inherit):
+        return np.flatnonzero((mode == sel_mode) & (inherit == sel_inherit))
+
+    # Parent pose rotation inherited: normalise the parent's pose matrix as the mode says.
+    if len(i := np.concatenate((rows(_NONE, True), rows(_AVERAGE, True)))):
+        tmat[i, :3, :3] = ortho_stable(p3[i], keep_volume=False)
+    if len(i := rows(_ALIGNED, True)):
+        tmat[i, :3, :3], post[i] = _normalize_columns(ortho_stable(p3[i], keep_volume=True))
+    if len(i := rows(_NONE_LEGACY, True)):
+        tmat[i, :3, :3] = _normalize_columns(p3[i])[0]
+    # Hinge: the parent's rest orientation, with the parent's pose scale as the mode says.
+    if len(i := rows(_FULL, False)):
+        tmat[i, :3, :3] *= _column_norms(p3[i])[:, None, :]
+    if len(i := rows(_FIX_SHEAR, False)):
+        tmat[i, :3, :3] *= fixshear_scale(p3[i])[:, None, :]
+    if len(i := rows(_ALIGNED, False)):
+        post[i] = fixshear_scale(p3[i])
+    if len(i := np.flatnonzero(mode == _AVERAGE)):
+        tmat[i, :3, :3] *= np.cbrt(np.abs(_det3(p3[i])))[:, None, None]
+
+    rotscale = tmat @ offs
+    if len(i := np.flatnonzero(mode == _FIX_SHEAR)):
+        rotscale[i, :3, :3] = ortho_stable(rotscale[i, :3, :3], keep_volume=True)
+
+    # Location: the parent's full pose (FULL + inherited rotation uses rotscale, which is
+    # the same P @ offset), or with local location off the armature-space orientation.
+    loc = pose @ offs
+    if len(i := np.flatnonzero(~local)):
+        loc[i, :3, :3] = p3[i]
+    return rotscale, loc, post
+
+
+def _apply_parent_transform(rotscale, loc, post, basis):
+    """``BKE_bone_parent_transform_apply``: ``(M, 4, 4)`` pose matrices."""
+    out = rotscale @ basis
+    out[:, :3, 3] = np.einsum("nij,nj->ni", loc[:, :3, :3], basis[:, :3, 3]) + loc[:, :3, 3]
+    out[:, :3, :3] *= post[:, None, :]
+    return out
+
+
+def pose_matrices(
+    parents, bone_matrix_local, inherit_scale, inherit_rotation, local_location, connected, pose_basis
+) -> np.ndarray:
+    """Armature-space ``pose_bone.matrix`` ``(N, 4, 4)`` of every bone, before constraints and IK.
+
+    Mirrors ``BKE_pose_where_is_bone`` (without constraints):
+    ``BKE_bone_parent_transform_calc_from_pchan`` (see :func:`bone_parent_transforms`)
+    applied to the basis. Root bones ignore the inherit flags: ``rotscale = loc =
+    matrix_local`` (``loc = T(matrix_local.t)`` with local location off). Connected bones
+    ignore the translation of their basis. Computed one depth level at a time, vectorised
+    over all bones of a level. World space is ``armature.matrix_world @ result``.
+
+    Parameters
+    ----------
+    parents : (N,) int, -1 for roots, any order; or a :class:`~.hierarchy.Hierarchy`
+    bone_matrix_local : (N, 4, 4)
+        Rest matrices in armature space (``bone.matrix_local``), rigid.
+        (Bone lengths are not needed: a parent's length is already inside its children's
+        rest matrices, ``offs.t = head + (0, parent.length, 0)``.)
+    inherit_scale : (N,) codes into :data:`INHERIT_SCALE_MODES`, or identifiers
+    inherit_rotation, local_location, connected : (N,) bool
+        ``bone.use_inherit_rotation``, ``bone.use_local_location``, ``bone.use_connect``.
+    pose_basis : (N, 4, 4)
+        ``pose_bone.matrix_basis`` (:func:`basis_matrices` of the pose channels).
+
+    Returns
+    -------
+    (N, 4, 4) float64
+
+    Raises
+    ------
+    HierarchyError
+        Bad parent indices or a cycle.
+    InputError
+        Wrong shapes, NaN/inf, unknown modes, a rest matrix that is not rigid.
+    """
+    h, rest, mode, inherit, local, basis = _pose_inputs(
+        parents, bone_matrix_local, inherit_scale, inherit_rotation, local_location, connected, pose_basis
+    )
+    n = len(h)
+    out = np.empty((n, 4, 4))
+    if n == 0:
+        return out
+    order = np.argsort(h.depth, kind="stable")
+    starts = np.searchsorted(h.depth[order], np.arange(h.max_depth + 2))
+    roots = order[: starts[1]]
+    out[roots] = _root_pose(rest[roots], local[roots], basis[roots])
+    for level in range(1, h.max_depth + 1):
+        idx = order[starts[level] : starts[level + 1]]
+        out[idx] = _child_pose(idx, h.parents[idx], out[h.parents[idx]], rest, mode, inherit, local, basis)
+    return out
+
+
+def pose_matrices_given_parents(
+    parents, bone_matrix_local, inherit_scale, inherit_rotation, local_location, connected, pose_basis, parent_pose
+) -> np.ndarray:
+    """Every bone's ``pose_bone.matrix`` ``(N, 4, 4)`` computed from its parent's given
+    pose, in one vectorised step (no level loop).
+
+    With Blender's evaluated poses as ``parent_pose`` this checks each bone on its own:
+    a bone whose result differs from Blender's is changed by something after its own
+    transform (constraints, IK, drivers), independently of what happened to its parent.
+    Arguments as :func:`pose_matrices`, plus ``parent_pose (N, 4, 4)``: the pose matrix
+    of each bone's parent (rows of root bones are ignored).
+    """
+    h, rest, mode, inherit, local, basis = _pose_inputs(
+        parents, bone_matrix_local, inherit_scale, inherit_rotation, local_location, connected, pose_basis
+    )
+    n = len(h)
+    given = _batch(parent_pose, "parent_pose", (4, 4), n)
+    out = np.empty((n, 4, 4))
+    roots = np.flatnonzero(h.parents < 0)
+    children = np.flatnonzero(h.parents >= 0)
+    out[roots] = _root_pose(rest[roots], local[roots], basis[roots])
+    if len(children):
+        out[children] = _child_pose(children, h.parents[children], given[children], rest, mode, inherit, local, basis)
+    return out
+
+
+def _pose_inputs(parents, bone_matrix_local, inherit_scale, inherit_rotation, local_location, connected, pose_basis):
+    h = parents if isinstance(parents, Hierarchy) else Hierarchy(parents)
+    n = len(h)
+    rest = _batch(bone_matrix_local, "bone_matrix_local", (4, 4), n)
+    _check_rigid(rest, "bone_matrix_local")
+    mode = _codes(inherit_scale, INHERIT_SCALE_MODES, "inherit_scale", n)
+    inherit = _flags(inherit_rotation, n, "inherit_rotation")
+    local = _flags(local_location, n, "local_location")
+    conn = _flags(connected, n, "connected")
+    basis = _batch(pose_basis, "pose_basis", (4, 4), n).copy()
+    basis[conn, :3, 3] = 0.0
+    return h, rest, mode, inherit, local, basis
+
+
+def _root_pose(rest, local, basis):
+    """Root bones ignore the inherit flags: ``rotscale = loc = matrix_local``."""
+    loc = rest.copy()
+    loc[~local, :3, :3] = np.eye(3)
+    return _apply_parent_transform(rest, loc, np.ones((len(rest), 3)), basis)
+
+
+def _child_pose(idx, par, parent_pose, rest, mode, inherit, local, basis):
+    offs = _affine_inverse(rest[par]) @ rest[idx]
+    rotscale, loc, post = bone_parent_transforms(offs, rest[par], parent_pose, mode[idx], inherit[idx], local[idx])
+    return _apply_parent_transform(rotscale, loc, post, basis[idx])

@@ -1,0 +1,50 @@
+"""The layering is enforced: imports point ui, cli -> scene -> model -> core, and the
+Blender-free layers import no Blender module (ruff's banned-api does that in make lint;
+here the same is checked without ruff, so plain pytest fails on it too)."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import check_layers  # noqa: E402
+
+BLENDER_MODULES = {"bpy", "mathutils", "gpu", "gpu_extras", "bmesh", "bpy_extras", "addon_utils"}
+
+
+def test_imports_point_one_way():
+    assert check_layers.violations() == []
+
+
+def test_the_checker_sees_a_wrong_way_import(tmp_path):
+    (tmp_path / "addon" / "model").mkdir(parents=True)
+    (tmp_path / "core").mkdir()
+    (tmp_path / "addon" / "model" / "bad.py").write_text("from ..scene import live\n")
+    (tmp_path / "core" / "worse.py").write_text("def f():\n    from ..addon.model import nodes\n")
+    assert sorted(v.split(":")[0] for v in check_layers.violations(tmp_path)) == ["addon/model/bad.py", "core/worse.py"]
+
+
+def test_blender_free_layers_import_no_blender_module():
+    found = []
+    for folder in ("core", "addon/model"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                if isinstance(node, ast.ImportFrom) and not node.level:
+                    names = [node.module or ""]
+                found += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] in BLENDER_MODULES]
+    assert found == []
+
+
+def test_no_module_over_500_lines_and_no_folder_over_15_modules():
+    sources = [p for folder in ("core", "addon") for p in (ROOT / folder).rglob("*.py")]
+    long = [f"{p.relative_to(ROOT)} ({n})" for p in sources if (n := len(p.read_text().splitlines())) > 500]
+    assert long == []
+    crowded = {
+        str(d.relative_to(ROOT)): n for d in {p.parent for p in sources} if (n := len(list(d.glob("*.py")))) > 15
+    }
+    assert crowded == {}
