@@ -6,6 +6,9 @@ Prints a Markdown table (milliseconds, best of --repeat), one row per batch size
 random unit quaternions:
 
 - quat_to_matrix: ``core.quat_to_matrix(q)``; with scale: ``core.quat_to_matrix(q, s)``;
+  into out: ``core.quat_to_matrix(q, out=buffer)``, no output to allocate (fresh outputs
+  of a few MB cost page faults, and how many depends on the allocator's history, so the
+  first two columns vary more between runs than this one);
 - per-entry formula: the textbook formula with one numpy temporary per product and per
   entry (what ``quat_to_matrix`` did before it was blocked), for before / after;
 - scipy: ``Rotation.from_quat(q_xyzw).as_matrix()`` (compiled; it also normalises);
@@ -53,8 +56,10 @@ def measure(n: int, rng, repeat: int) -> list[str]:
     s = rng.uniform(0.5, 2.0, size=(n, 3))
     ours = best_ms(lambda: core.quat_to_matrix(q), repeat)
     scaled = best_ms(lambda: core.quat_to_matrix(q, s), repeat)
+    buffer = np.empty((n, 3, 3))
+    into = best_ms(lambda: core.quat_to_matrix(q, out=buffer), repeat)
     formula = best_ms(lambda: per_entry_formula(q), repeat)
-    row = [f"{n:,}", f"{ours:.2f}", f"{scaled:.2f}", f"{formula:.2f}"]
+    row = [f"{n:,}", f"{ours:.2f}", f"{scaled:.2f}", f"{into:.2f}", f"{formula:.2f}"]
     if Rotation is None:
         return row + ["n/a", "n/a", "n/a"]
     xyzw = np.ascontiguousarray(np.roll(q, -1, axis=-1))
@@ -63,7 +68,16 @@ def measure(n: int, rng, repeat: int) -> list[str]:
     return row + [f"{scipy_ms:.2f}", f"{ours / scipy_ms:.2f}", f"{formula / scipy_ms:.2f}"]
 
 
-HEADERS = ["N", "quat_to_matrix", "with scale", "per-entry formula", "scipy", "ours / scipy", "formula / scipy"]
+HEADERS = [
+    "N",
+    "quat_to_matrix",
+    "with scale",
+    "into out",
+    "per-entry formula",
+    "scipy",
+    "ours / scipy",
+    "formula / scipy",
+]
 
 
 def main() -> None:
