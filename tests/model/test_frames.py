@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
 from hierarchy_inspector.addon.model.errors import UsageError
 from hierarchy_inspector.addon.model.frames import FRAME_MAX, FRAME_MIN, FrameRange, parse_frame, parse_frame_range
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 @given(st.integers(FRAME_MIN, FRAME_MAX), st.integers(0, 500), st.integers(1, 50))
