@@ -19,5 +19,15 @@ def cli_prefix() -> list[str]:
     return json.loads(custom) if custom else [sys.executable, "-m", "hierarchy_inspector"]
 
 
-def run_cli(*args, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([*cli_prefix(), *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=600)
+def run_cli(*args, cwd=None, **kwargs) -> subprocess.CompletedProcess:
+    """Run the command line to the end; ``kwargs`` go to :func:`subprocess.run`."""
+    return subprocess.run(
+        [*cli_prefix(), *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=600, **kwargs
+    )
+
+
+def start_cli(*args, **kwargs) -> subprocess.Popen:
+    """Start the command line and return at once (to signal or kill it)."""
+    return subprocess.Popen(
+        [*cli_prefix(), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs
+    )

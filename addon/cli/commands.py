@@ -14,7 +14,7 @@ from ..model.errors import UsageError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
 from ..model.exports.fix_plans import bake_plan
 from ..model.inspection import Inspection
-from ..model.outputs import check_writable, write_text
+from ..model.outputs import check_outputs, write_all
 from ..model.report import build_report, report_csv, report_table
 from ..model.thresholds import Thresholds
 from ..scene.bake import bake_residual
@@ -63,10 +63,10 @@ def inspect_scene(scene, args) -> Inspection:
     return scan_scene(scene, thresholds_of(args), progress=progress)
 
 
-def _check_outputs(*paths: str | None) -> None:
-    for path in paths:
-        if path:
-            check_writable(path)
+def _check_outputs(args, **outputs: str | None) -> None:
+    """Every output writable, none the input .blend (by identity), no two the same file;
+    ``outputs`` maps each option's name (``json`` for ``--json``) to its path."""
+    check_outputs({f"--{name}": path for name, path in outputs.items()}, {"SCENE.blend": args.blend})
 
 
 def _subset(inspection: Inspection, object_name: str | None) -> list[int] | None:
@@ -112,12 +112,14 @@ def _worst_shear(report: dict) -> float:
 
 
 def cmd_report(args) -> int:
-    _check_outputs(args.json, args.csv)
+    _check_outputs(args, json=args.json, csv=args.csv)
     report = make_report(args, with_dynamics=args.dynamics)
+    files = {}
     if args.json:
-        write_text(args.json, json.dumps(report, indent=1) + "\n")
+        files[args.json] = json.dumps(report, indent=1) + "\n"
     if args.csv:
-        write_text(args.csv, report_csv(report))
+        files[args.csv] = report_csv(report)
+    write_all(files)
     print(report_table(report))
     if args.fail_on_shear is not None:
         worst = _worst_shear(report)
@@ -131,7 +133,7 @@ def cmd_report(args) -> int:
 
 
 def cmd_export(args) -> int:
-    _check_outputs(args.out, args.csv)
+    _check_outputs(args, out=args.out, csv=args.csv)
     thresholds = thresholds_of(args)
     if args.target == "gltf" and not args.out.lower().endswith(".glb"):
         raise UsageError(f"{args.out!r}: glTF output must be a .glb (one file, written whole)")
@@ -139,17 +141,18 @@ def cmd_export(args) -> int:
     if args.target == "gltf":
         result = write_gltf(scene, args.out, y_up=not args.z_up, thresholds=thresholds)
         print(
-            f"wrote {args.out}: {result.helpers} helper node(s) where local shear > {thresholds.shear_deg:g} deg; "
+            f"wrote {args.out!r}: {result.helpers} helper node(s) where local shear > {thresholds.shear_deg:g} deg; "
             f"read back as a viewer composes it, relative error {result.relative_error:.2e} "
             f"(max {result.absolute_error:.2e} units)"
         )
         return EXIT_OK
     document = accumulated_document(inspect_scene(scene, args))
-    write_text(args.out, json.dumps(document, indent=1) + "\n")
+    files = {args.out: json.dumps(document, indent=1) + "\n"}
     if args.csv:
-        write_text(args.csv, accumulated_csv(document))
+        files[args.csv] = accumulated_csv(document)
+    write_all(files)
     print(
-        f"wrote {args.out}: {len(document['nodes'])} nodes; largest residual corner distance "
+        f"wrote {args.out!r}: {len(document['nodes'])} nodes; largest residual corner distance "
         f"{document['max_residual_corner']:.3g} (sheared Blender worlds; fix --method bake removes it)"
     )
     return EXIT_OK
@@ -159,11 +162,9 @@ def cmd_export(args) -> int:
 
 
 def cmd_fix(args) -> int:
-    _check_outputs(args.out)
+    _check_outputs(args, out=args.out)
     if not args.out.lower().endswith(".blend"):
         raise UsageError(f"{args.out!r}: the fixed file must be a .blend")
-    if os.path.abspath(args.out) == os.path.abspath(args.blend):
-        raise UsageError(f"{args.out!r}: the fixed copy must not replace the input file")
     thresholds = thresholds_of(args)
     scene = open_scene(args)
     inspection = inspect_scene(scene, args)
@@ -177,7 +178,7 @@ def cmd_fix(args) -> int:
         changed = bake_residual(inspection)
         what = f"objects baked (world shear > {thresholds.shear_deg:g} deg)"
     save_copy(args.out)
-    print(f"wrote {args.out}: {len(changed)} {what}" + (f" ({', '.join(changed)})" if changed else ""))
+    print(f"wrote {args.out!r}: {len(changed)} {what}" + (f" ({', '.join(changed)})" if changed else ""))
     if args.method == "bake":
         _objects, bones = bake_plan(inspection)
         if bones:

@@ -10,12 +10,16 @@ with ``HIERARCHY_INSPECTOR_DEBUG=1``); 130 interrupted (Ctrl-C).
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import signal
 import sys
+import threading
 import time
 import traceback
 
 from ..model.errors import InspectorError, UsageError
+from ..model.frames import parse_frame
 from ..model.thresholds import DEFAULT
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -37,6 +41,35 @@ def require_bpy() -> None:
         ) from None
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line (:class:`UsageError`), not a usage block."""
+
+    def error(self, message: str):
+        raise UsageError(f"{self.prog}: {message} (see --help)")
+
+
+def non_negative(text: str) -> float:
+    """A finite number >= 0 (a threshold): NaN would switch a gate off, a negative one
+    would always trip it."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise UsageError(f"{text!r}: expected a finite number >= 0")
+    return value
+
+
+def _frame(text: str) -> int:
+    return parse_frame(text, "--frame")
+
+
+def _terminate(signum, _frame) -> None:
+    """SIGTERM (a batch system cancelling the job) ends the run like Ctrl-C: temporary
+    files are removed on the way out and the exit code is 130."""
+    raise KeyboardInterrupt
+
+
 def _run(command: str, args) -> int:
     if command == "demo":
         from .demo import cmd_demo
@@ -51,17 +84,17 @@ def _run(command: str, args) -> int:
 def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("blend", metavar="SCENE.blend", help="the .blend file to read (never modified)")
     p.add_argument("--scene", help="scene name (default: the file's active scene)")
-    p.add_argument("--frame", type=int, help="frame to evaluate (default: the file's current frame)")
+    p.add_argument("--frame", type=_frame, help="frame to evaluate (default: the file's current frame)")
     p.add_argument(
         "--shear-threshold",
-        type=float,
+        type=non_negative,
         default=DEFAULT.shear_deg,
         metavar="DEG",
         help=f"flag shear above this, and fix it (degrees; default {DEFAULT.shear_deg:g})",
     )
     p.add_argument(
         "--corner-threshold",
-        type=float,
+        type=non_negative,
         default=DEFAULT.corner,
         metavar="UNITS",
         help=f"flag corner deviations above this (scene units; default {DEFAULT.corner:g})",
@@ -69,7 +102,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="hierarchy_inspector",
         description="Compare Blender's matrix-composed world transforms with what game engines show.",
     )
@@ -83,7 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--json", metavar="OUT", help="write the report as JSON (schema hierarchy_inspector.report/1)")
     report.add_argument("--csv", metavar="OUT", help="write one CSV row per node")
     report.add_argument(
-        "--fail-on-shear", type=float, metavar="DEG", help="exit 1 if any world or exported-local shear exceeds DEG"
+        "--fail-on-shear",
+        type=non_negative,
+        metavar="DEG",
+        help="exit 1 if any world or exported-local shear exceeds DEG",
     )
     report.add_argument("--dynamics", action="store_true", help="add velocities, accelerations and inertial terms")
     report.add_argument("--object", help="only this object's chain and everything below it")
@@ -104,19 +140,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the exit code (see the module docstring)."""
-    parser = build_parser()
+    previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse already printed its message
-        return int(exc.code or 0) and EXIT_INPUT
+        return _main(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _main(argv: list[str] | None) -> int:
     started = time.perf_counter()
     try:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # --help / --version printed and asked to stop
+            return int(exc.code or 0) and EXIT_INPUT
         code = _run(args.command, args)
     except InspectorError as exc:
         say(str(exc))
         return EXIT_INPUT
-    except KeyboardInterrupt:
-        say("interrupted")
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: temporary files are gone already
         return EXIT_INTERRUPTED
     except Exception as exc:  # a bug, not the user's input: never mistaken for exit code 1
         if os.environ.get("HIERARCHY_INSPECTOR_DEBUG"):

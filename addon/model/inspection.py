@@ -150,15 +150,46 @@ def local_matrices(nodes: Nodes) -> tuple[np.ndarray, np.ndarray]:
     return local, singular
 
 
-def check_finite(nodes: Nodes) -> None:
-    """:class:`SceneDataError` naming the first node whose world matrix or box holds NaN
-    or infinity (the core would name an index)."""
+def non_finite(nodes: Nodes) -> np.ndarray:
+    """``(N,)`` bool: nodes whose world matrix or box holds NaN or infinity, and every
+    node below one (their local transforms are undefined too)."""
     bad = ~np.isfinite(nodes.world).all(axis=(1, 2))
     bad |= ~(np.isfinite(nodes.box_min).all(axis=1) & np.isfinite(nodes.box_max).all(axis=1))
+    if not bad.any():
+        return bad
+    for i in np.argsort(core.Hierarchy(nodes.parents).depth, kind="stable"):  # parents before children
+        p = nodes.parents[i]
+        if p >= 0 and bad[p]:
+            bad[i] = True
+    return bad
+
+
+def non_finite_messages(nodes: Nodes, bad: np.ndarray) -> list[str]:
+    """One message per node where the bad values start (its parent is fine): what and
+    why, e.g. ``object 'Cube': location holds NaN or infinity (and 3 nodes below it)``."""
+    out = []
+    for i in np.flatnonzero(bad):
+        p = int(nodes.parents[i])
+        if p >= 0 and bad[p]:
+            continue
+        below = int(sum(1 for k in np.flatnonzero(bad) if k != i and i in nodes.chain(int(k))))
+        why = nodes.problems.get(int(i)) or (
+            "its world matrix holds NaN or infinity although its own values are finite "
+            "(a scale too large for Blender's float32 matrices, a constraint or a driver)"
+        )
+        more = f" (and {below} node{'s' if below != 1 else ''} below it)" if below else ""
+        out.append(f"{nodes.kind(int(i))} '{nodes.label(int(i))}': {why}{more}")
+    return out
+
+
+def check_finite(nodes: Nodes) -> None:
+    """:class:`SceneDataError` naming the node, and the property, where a world matrix
+    or box holds NaN or infinity (the core would only name an index)."""
+    bad = non_finite(nodes)
     if bad.any():
-        names = [nodes.label(int(i)) for i in np.flatnonzero(bad)]
-        more = f" (and {len(names) - 1} more)" if len(names) > 1 else ""
-        raise SceneDataError(f"'{names[0]}'{more}: its world matrix or bounds contain NaN or infinity")
+        messages = non_finite_messages(nodes, bad)
+        more = f"; {len(messages) - 1} more like it" if len(messages) > 1 else ""
+        raise SceneDataError(messages[0] + more)
 
 
 def inspect(nodes: Nodes, thresholds: Thresholds = DEFAULT) -> Inspection:
@@ -180,3 +211,13 @@ def inspect(nodes: Nodes, thresholds: Thresholds = DEFAULT) -> Inspection:
         singular_parent=singular,
         thresholds=thresholds,
     )
+
+
+def inspect_valid(nodes: Nodes, thresholds: Thresholds = DEFAULT) -> tuple[Inspection, list[str]]:
+    """:func:`inspect` of every node with finite values, and one message per place
+    where the rest starts (see :func:`non_finite_messages`): the scan and the panel go on
+    showing the scene when one object is bad."""
+    bad = non_finite(nodes)
+    if not bad.any():
+        return inspect(nodes, thresholds), []
+    return inspect(nodes.subset(np.flatnonzero(~bad)), thresholds), non_finite_messages(nodes, bad)

@@ -28,7 +28,9 @@ class Nodes:
     matrices (float64 copies of Blender's float32); ``box_min, box_max (N, 3)`` local
     bounds in the node's own space (scene units). ``notes[i]`` says why node i is
     "evaluated differently" (constraints, drivers, physics...), "" when Blender's matrix
-    follows from the raw properties.
+    follows from the raw properties. ``problems[i]`` says which of node i's own
+    properties hold NaN or infinity (the scene layer fills it where a world matrix is
+    not finite).
     """
 
     keys: list[tuple[str, str]] = field(default_factory=list)
@@ -37,6 +39,7 @@ class Nodes:
     box_min: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     box_max: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     notes: list[str] = field(default_factory=list)
+    problems: dict[int, str] = field(default_factory=dict)
 
     def __post_init__(self):
         if not self.notes:
@@ -66,6 +69,24 @@ class Nodes:
 
     def index(self) -> dict[tuple[str, str], int]:
         return {k: i for i, k in enumerate(self.keys)}
+
+    def subset(self, keep) -> Nodes:
+        """The nodes ``keep`` (indices, in this order) as a hierarchy of their own: a
+        parent outside ``keep`` makes its child a root."""
+        keep = np.asarray(keep, dtype=np.int64)
+        new_index = np.full(len(self), -1, dtype=np.int64)
+        new_index[keep] = np.arange(len(keep))
+        parents = self.parents[keep]
+        parents = np.where(parents >= 0, new_index[np.maximum(parents, 0)], -1)
+        return Nodes(
+            [self.keys[i] for i in keep],
+            parents,
+            self.world[keep],
+            self.box_min[keep],
+            self.box_max[keep],
+            [self.notes[i] for i in keep],
+            {int(new_index[i]): why for i, why in self.problems.items() if new_index[i] >= 0},
+        )
 
     def chain(self, i: int) -> list[int]:
         """Indices from the root down to node ``i`` (inclusive)."""

@@ -7,11 +7,16 @@ temporary file beside the target, which replaces the target only when complete.
 from __future__ import annotations
 
 import os
+import shutil
 
 import bpy
 
-from ..model.errors import UsageError
+from ..model.errors import OutputError, UsageError
 from ..model.outputs import write_with
+from .blender_output import captured_output
+
+#: Less free space than this (bytes) beside a save that failed: the disk is full.
+_LOW_SPACE = 16 * 1024 * 1024
 
 #: Plain .blend files start with "BLENDER"; compressed ones with zstd or gzip magic.
 _BLEND_MAGIC = (b"BLENDER", b"\x28\xb5\x2f\xfd", b"\x1f\x8b")
@@ -35,5 +40,21 @@ def open_blend(path: str) -> None:
 
 def save_copy(path: str) -> None:
     """Save the current file as a copy at ``path`` (uncompressed), whole or not at all;
-    the open file keeps its own path."""
-    write_with(path, lambda tmp: bpy.ops.wm.save_as_mainfile(filepath=tmp, copy=True, compress=False))
+    the open file keeps its own path. :class:`OutputError` says why Blender could not
+    (its own message says "No such file or directory" for a full disk, too)."""
+
+    def save(tmp: str) -> None:
+        with captured_output() as printed:
+            try:
+                bpy.ops.wm.save_as_mainfile(filepath=tmp, copy=True, compress=False)
+                return
+            except RuntimeError as exc:
+                failure = str(exc)
+        folder = os.path.dirname(os.path.abspath(path))
+        if shutil.disk_usage(folder).free < _LOW_SPACE:
+            why = "no space left on the device"
+        else:
+            why = (failure.strip().splitlines() or [printed.last_line("unknown error")])[-1]
+        raise OutputError(f"Blender could not save {path!r}: {why}")
+
+    write_with(path, save)

@@ -20,6 +20,7 @@ import bpy
 import numpy as np
 
 from ..model.nodes import Nodes
+from . import data_checks
 from . import verify as verify_nodes
 
 
@@ -94,7 +95,9 @@ def read_nodes(objects: Iterable[bpy.types.Object], verify: bool = True) -> Node
     whole ancestor chains (see :func:`chain_objects`) to keep them. Objects parented to
     a bone hang under that bone's node. With ``verify``, every node's matrix is also
     recomputed from its raw properties (:mod:`.verify`) and ``notes`` say where Blender
-    evaluates it differently.
+    evaluates it differently. Where a world matrix holds NaN or infinity, ``problems``
+    name the node's own properties that do (:mod:`.data_checks`); inspecting such nodes
+    raises :class:`~..model.errors.SceneDataError` with that text.
     """
     if not hasattr(objects, "foreach_get"):
         objects = list(objects)  # a generator would be used up by the first read
@@ -138,6 +141,8 @@ def read_nodes(objects: Iterable[bpy.types.Object], verify: bool = True) -> Node
     for j, key in enumerate(bone_parent_keys):
         parents[n_obj + j] = index.get(key, -1)
     nodes = Nodes(keys, parents, np.concatenate(worlds), np.concatenate(mins), np.concatenate(maxs))
+    if not (np.isfinite(nodes.world).all() and np.isfinite(nodes.box_min).all() and np.isfinite(nodes.box_max).all()):
+        data_checks.describe(nodes)
     if verify:
         modes = (
             [o.rotation_mode for o in objects]

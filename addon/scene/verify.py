@@ -38,9 +38,26 @@ def _read(bulk, prop: str, count: int, width: int) -> np.ndarray:
     return buf.reshape(count, width).astype(np.float64)
 
 
+def _finite_rows(*arrays: np.ndarray) -> np.ndarray:
+    """``(N,)`` bool: rows finite in every array (first axis N)."""
+    ok = np.ones(len(arrays[0]), dtype=bool)
+    for a in arrays:
+        ok &= np.isfinite(a.reshape(len(a), -1)).all(axis=1)
+    return ok
+
+
+def _neutral(a: np.ndarray) -> np.ndarray:
+    """``a`` with NaN / infinity replaced by 0, so the model can run on the other rows;
+    the rows that held them are left unchecked (the scene layer names them instead)."""
+    return np.nan_to_num(a, nan=0.0, posinf=0.0, neginf=0.0)
+
+
 def _relative_error(model: np.ndarray, blender: np.ndarray) -> np.ndarray:
-    scale = np.maximum(1.0, np.abs(blender).max(axis=(-2, -1)))
-    return np.abs(model - blender).max(axis=(-2, -1)) / scale
+    """Largest entry difference over the largest entry (at least 1); NaN where a matrix
+    is not finite (such nodes are named by the scene layer, not checked here)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        scale = np.maximum(1.0, np.abs(blender).max(axis=(-2, -1)))
+        return np.abs(model - blender).max(axis=(-2, -1)) / scale
 
 
 def object_reason(obj) -> str:
@@ -140,6 +157,9 @@ def check_objects(bulk, objects, rotation_modes, parent_object, parent_types, wo
     if not n:
         return []
     raw = {prop: _read(bulk, prop, n, width) for prop, width in _OBJECT_PROPS}
+    parent_inverse = _read(bulk, "matrix_parent_inverse", n, 16).reshape(n, 4, 4).transpose(0, 2, 1)
+    finite = _finite_rows(*raw.values(), parent_inverse, world[:n])
+    raw = {prop: _neutral(values) for prop, values in raw.items()}
     basis = bm.basis_matrices(
         raw["location"],
         rotation_modes,
@@ -152,10 +172,10 @@ def check_objects(bulk, objects, rotation_modes, parent_object, parent_types, wo
         raw["delta_rotation_quaternion"],
         raw["delta_scale"],
     )
-    parent_inverse = _read(bulk, "matrix_parent_inverse", n, 16).reshape(n, 4, 4).transpose(0, 2, 1)
     p, checkable = object_parent_matrices(objects, parent_object, parent_types, world)
+    checkable &= finite & _finite_rows(p)
     has_parent = np.array([t != "" for t in parent_types], dtype=bool)
-    model = bm.object_world_matrices(p, parent_inverse, basis, has_parent)
+    model = bm.object_world_matrices(_neutral(p), _neutral(parent_inverse), basis, has_parent)
     bad = (_relative_error(model, world[:n]) > TOLERANCE) & checkable
     return [object_reason(objects[i]) if bad[i] else "" for i in range(n)]
 
@@ -166,6 +186,8 @@ def check_bones(arm, parents: np.ndarray, pose: np.ndarray) -> list[str]:
     bones = arm.pose.bones
     n = len(bones)
     raw = {prop: _read(bones, prop, n, width) for prop, width in _OBJECT_PROPS[:5]}
+    finite = _finite_rows(*raw.values(), pose)
+    raw = {prop: _neutral(values) for prop, values in raw.items()}
     basis = bm.basis_matrices(
         raw["location"],
         [pb.rotation_mode for pb in bones],
@@ -176,7 +198,9 @@ def check_bones(arm, parents: np.ndarray, pose: np.ndarray) -> list[str]:
     )
     data = [pb.bone for pb in bones]
     rest = np.stack([np.asarray(b.matrix_local, dtype=np.float64) for b in data])
-    parent_pose = np.where((parents >= 0)[:, None, None], pose[np.maximum(parents, 0)], np.eye(4))
+    safe_pose = np.where(finite[:, None, None], pose, np.eye(4))
+    parent_pose = np.where((parents >= 0)[:, None, None], safe_pose[np.maximum(parents, 0)], np.eye(4))
+    finite &= np.where(parents >= 0, finite[np.maximum(parents, 0)], True)
     model = bm.pose_matrices_given_parents(
         parents,
         rest,
@@ -187,5 +211,5 @@ def check_bones(arm, parents: np.ndarray, pose: np.ndarray) -> list[str]:
         basis,
         parent_pose,
     )
-    bad = _relative_error(model, pose) > TOLERANCE
+    bad = (_relative_error(model, pose) > TOLERANCE) & finite
     return [bone_reason(bones[i]) if bad[i] else "" for i in range(n)]

@@ -11,7 +11,7 @@ from bpy_extras.io_utils import ExportHelper
 from ..model.errors import InspectorError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
 from ..model.exports.fix_plans import bake_plan
-from ..model.outputs import write_text
+from ..model.outputs import check_outputs, write_all
 from ..scene import live, settings
 from ..scene.bake import bake_residual
 from ..scene.gltf_export import write_gltf
@@ -21,6 +21,11 @@ from ..scene.scan import scan_scene
 
 def _inspect(context):
     return scan_scene(context.scene, settings.thresholds(context))
+
+
+def _open_file() -> dict[str, str]:
+    """The open .blend, which no export may replace (none when it was never saved)."""
+    return {"the open .blend file": bpy.data.filepath} if bpy.data.filepath else {}
 
 
 def _object_mode(cls, context) -> bool:
@@ -117,6 +122,7 @@ class HI_OT_export_gltf(bpy.types.Operator, _FileOperator):
 
     def execute(self, context):
         try:
+            check_outputs({"the export": self.path}, _open_file())
             result = write_gltf(context.scene, self.path, y_up=self.y_up, thresholds=settings.thresholds(context))
         except (InspectorError, OSError, RuntimeError) as exc:
             self.report({"ERROR"}, str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__)
@@ -148,10 +154,13 @@ class HI_OT_export_accumulated(bpy.types.Operator, _FileOperator):
 
     def execute(self, context):
         try:
+            csv_path = self.path.rsplit(".", 1)[0] + ".csv" if self.write_csv else None
+            check_outputs({"the export": self.path, "its CSV": csv_path}, _open_file())
             document = accumulated_document(_inspect(context))
-            write_text(self.path, json.dumps(document, indent=1) + "\n")
-            if self.write_csv:
-                write_text(self.path.rsplit(".", 1)[0] + ".csv", accumulated_csv(document))
+            files = {self.path: json.dumps(document, indent=1) + "\n"}
+            if csv_path:
+                files[csv_path] = accumulated_csv(document)
+            write_all(files)
         except (InspectorError, OSError) as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}

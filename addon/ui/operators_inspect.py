@@ -11,7 +11,7 @@ from ..model.errors import InspectorError
 from ..model.inspection import Inspection
 from ..model.views import comparison_text, focus_index
 from ..scene import live, settings
-from ..scene.scan import scan_scene
+from ..scene.scan import scan_scene_valid
 from ..scene.selection import set_bone_selected
 
 
@@ -143,7 +143,7 @@ class HI_OT_scan(bpy.types.Operator):
         wm.progress_begin(0, 100)
         start = time.perf_counter()
         try:
-            result = scan_scene(
+            result, skipped = scan_scene_valid(
                 context.scene,
                 settings.thresholds(context),
                 progress=lambda f, _msg: wm.progress_update(int(100 * f)),
@@ -162,6 +162,9 @@ class HI_OT_scan(bpy.types.Operator):
             f"{summary['flagged']} of {summary['nodes']} nodes flagged; max shear {summary['max_shear_deg']:.2f} deg, "
             f"max corner deviation {summary['max_deviation']:.4g} ({seconds:.2f} s)",
         )
+        if skipped:
+            more = f" (and {len(skipped) - 3} more)" if len(skipped) > 3 else ""
+            self.report({"WARNING"}, "Not inspected: " + "; ".join(skipped[:3]) + more)
         return {"FINISHED"}
 
 

@@ -143,7 +143,7 @@ def test_report_object_subset_and_frame(demo_dir, tmp_path):
         (lambda d, t: ["fix", d / "demo.blend", "--method", "bake", "--out", t / "x.txt"], "must be a .blend"),
         (
             lambda d, t: ["fix", d / "demo.blend", "--method", "bake", "--out", d / "demo.blend"],
-            "must not replace the input",
+            "is the input file",
         ),
     ],
 )

@@ -1,0 +1,47 @@
+"""What Blender prints while it works, caught at the file-descriptor level (its C code
+and its operators write to fds 1 and 2 directly, past ``sys.stdout``): so a failing
+exporter's traceback becomes one line of ours instead of hundreds of lines of its own."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+
+
+class Captured:
+    """The text written to stdout and stderr inside :func:`captured_output`."""
+
+    text: str = ""
+
+    def last_line(self, default: str = "") -> str:
+        lines = [line.strip() for line in self.text.splitlines() if line.strip()]
+        return lines[-1] if lines else default
+
+
+@contextlib.contextmanager
+def captured_output() -> Iterator[Captured]:
+    """Send fds 1 and 2 to a temporary file for the block; the text is in the yielded
+    :class:`Captured` afterwards (also when the block raises)."""
+    captured = Captured()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    saved = [os.dup(1), os.dup(2)]
+    with tempfile.TemporaryFile(mode="w+b") as sink:
+        try:
+            os.dup2(sink.fileno(), 1)
+            os.dup2(sink.fileno(), 2)
+            yield captured
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+            sink.seek(0)
+            captured.text = sink.read().decode("utf-8", "replace")
