@@ -23,7 +23,7 @@ from ..scene.dynamics import scene_dynamics
 from ..scene.gltf_export import write_gltf
 from ..scene.helpers import insert_helpers
 from ..scene.scan import scan_scene
-from .main import EXIT_OK, EXIT_THRESHOLD, say
+from .main import EXIT_OK, EXIT_THRESHOLD, say, signals_deferred
 
 #: A scene with more objects than this reports progress on stderr.
 PROGRESS_NODES = 2000
@@ -48,11 +48,16 @@ def _scene(name: str | None):
 
 
 def open_scene(args):
-    """Open ``args.blend``, pick ``args.scene`` and go to ``args.frame``."""
-    open_blend(args.blend)
-    scene = _scene(args.scene)
-    if args.frame is not None:
-        scene.frame_set(args.frame)
+    """Open ``args.blend``, pick ``args.scene`` and go to ``args.frame``.
+
+    Blender runs Python handlers while it loads a file and changes frame, and would
+    swallow a Ctrl-C arriving in one: such signals wait until these calls are done.
+    """
+    with signals_deferred():
+        open_blend(args.blend)
+        scene = _scene(args.scene)
+        if args.frame is not None:
+            scene.frame_set(args.frame)
     return scene
 
 
@@ -139,7 +144,8 @@ def cmd_export(args) -> int:
         raise UsageError(f"{args.out!r}: glTF output must be a .glb (one file, written whole)")
     scene = open_scene(args)
     if args.target == "gltf":
-        result = write_gltf(scene, args.out, y_up=not args.z_up, thresholds=thresholds)
+        with signals_deferred():  # inside Blender's exporter a Ctrl-C would read as its failure
+            result = write_gltf(scene, args.out, y_up=not args.z_up, thresholds=thresholds)
         print(
             f"wrote {args.out!r}: {result.helpers} helper node(s) where local shear > {thresholds.shear_deg:g} deg; "
             f"read back as a viewer composes it, relative error {result.relative_error:.2e} "
@@ -177,7 +183,8 @@ def cmd_fix(args) -> int:
     else:
         changed = bake_residual(inspection)
         what = f"objects baked (world shear > {thresholds.shear_deg:g} deg)"
-    save_copy(args.out)
+    with signals_deferred():  # inside Blender's save a Ctrl-C would read as a failed save
+        save_copy(args.out)
     print(f"wrote {args.out!r}: {len(changed)} {what}" + (f" ({', '.join(changed)})" if changed else ""))
     if args.method == "bake":
         _objects, bones = bake_plan(inspection)

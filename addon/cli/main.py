@@ -10,6 +10,7 @@ with ``HIERARCHY_INSPECTOR_DEBUG=1``); 130 interrupted (Ctrl-C).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import signal
@@ -17,12 +18,14 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Iterator
 
 from ..model.errors import InspectorError, UsageError
 from ..model.frames import parse_frame
 from ..model.thresholds import DEFAULT
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def say(message: str) -> None:
@@ -64,6 +67,25 @@ def _frame(text: str) -> int:
     return parse_frame(text, "--frame")
 
 
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block ends: loading Blender's module must not be
+    interrupted half-way (it crashes, or fails with a misleading ImportError); after the
+    block the run stops as if they had come then."""
+    if not _main_thread():
+        yield
+        return
+    pending: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, _frame: pending.append(signum)) for s in _STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    if pending:
+        raise KeyboardInterrupt
+
+
 def _terminate(signum, _frame) -> None:
     """SIGTERM (a batch system cancelling the job) ends the run like Ctrl-C: temporary
     files are removed on the way out and the exit code is 130."""
@@ -75,8 +97,9 @@ def _run(command: str, args) -> int:
         from .demo import cmd_demo
 
         return cmd_demo(args)
-    require_bpy()
-    from . import commands  # imports the scene layer, hence bpy
+    with signals_deferred():
+        require_bpy()
+        from . import commands  # imports the scene layer, hence bpy
 
     return {"report": commands.cmd_report, "export": commands.cmd_export, "fix": commands.cmd_fix}[command](args)
 
@@ -138,14 +161,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run one command; returns the exit code (see the module docstring)."""
-    previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
-    try:
+def main(argv: list[str] | None = None, interrupted: list[int] | None = None) -> int:
+    """Run one command; returns the exit code (see the module docstring).
+
+    ``interrupted``: signals that arrived while the package loaded (``__main__`` defers
+    them); any makes the run stop at once with exit code 130.
+    """
+    if not _main_thread():
         return _main(argv)
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _terminate)}
+    previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return EXIT_INTERRUPTED if interrupted else _main(argv)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def _main_thread() -> bool:

@@ -15,6 +15,11 @@ from ..model.errors import OutputError, UsageError
 from ..model.outputs import write_with
 from .blender_output import captured_output
 
+try:
+    import resource  # Unix only: file size limits (ulimit -f)
+except ImportError:  # Windows
+    resource = None  # type: ignore[assignment]
+
 #: Less free space than this (bytes) beside a save that failed: the disk is full.
 _LOW_SPACE = 16 * 1024 * 1024
 
@@ -38,6 +43,19 @@ def open_blend(path: str) -> None:
         raise UsageError(f"{path!r}: Blender could not read it ({str(exc).strip().splitlines()[-1]})") from None
 
 
+def _why_save_failed(path: str, failure: str, printed) -> str:
+    """Blender blames "No such file or directory" for most failed saves (it reports the
+    rename of its temporary file, not the write): look for the real cause first."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if shutil.disk_usage(folder).free < _LOW_SPACE:
+        return "no space left on the device"
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0] if resource is not None else -1
+    if resource is not None and limit != resource.RLIM_INFINITY:
+        return f"the file would exceed this process's file size limit ({limit} bytes, ulimit -f)"
+    said = (failure.strip().splitlines() or [printed.last_line("unknown error")])[-1]
+    return f"{said} (Blender's words; the folder exists and is writable)"
+
+
 def save_copy(path: str) -> None:
     """Save the current file as a copy at ``path`` (uncompressed), whole or not at all;
     the open file keeps its own path. :class:`OutputError` says why Blender could not
@@ -50,11 +68,6 @@ def save_copy(path: str) -> None:
                 return
             except RuntimeError as exc:
                 failure = str(exc)
-        folder = os.path.dirname(os.path.abspath(path))
-        if shutil.disk_usage(folder).free < _LOW_SPACE:
-            why = "no space left on the device"
-        else:
-            why = (failure.strip().splitlines() or [printed.last_line("unknown error")])[-1]
-        raise OutputError(f"Blender could not save {path!r}: {why}")
+        raise OutputError(f"Blender could not save {path!r}: {_why_save_failed(path, failure, printed)}")
 
     write_with(path, save)

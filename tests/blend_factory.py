@@ -1,0 +1,70 @@
+"""Small .blend files for the command-line tests, built with bpy in the test process
+(the command line under test runs in a process of its own)."""
+
+from __future__ import annotations
+
+import math
+
+import bpy
+
+
+def _empty(name: str, parent=None):
+    obj = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(obj)
+    obj.parent = parent
+    return obj
+
+
+def save(path) -> str:
+    bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True, compress=False)
+    return str(path)
+
+
+def deep_chain(path, depth: int = 3000) -> str:
+    """A chain of empties deeper than the glTF exporter's recursion can follow."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    parent = None
+    for i in range(depth):
+        parent = _empty(f"Link {i:04d}", parent)
+    return save(path)
+
+
+def nan_location(path) -> str:
+    """'Broken' has NaN in its location; 'Fine' beside it is clean."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    _empty("Fine")
+    broken = _empty("Broken")
+    broken.location = (0.0, math.nan, 0.0)
+    return save(path)
+
+
+def tiny_local_shear(path, angle_deg: float = 4e-4) -> str:
+    """'Child' parented with a parent inverse that holds ``angle_deg`` of shear (as
+    Rigify's rigs do after some edits): real, but far below the default threshold."""
+    from mathutils import Matrix
+
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.mesh.primitive_cube_add()
+    child = bpy.context.active_object
+    child.name = "Child"
+    parent = _empty("Parent")
+    child.parent = parent
+    shear = Matrix.Identity(4)
+    shear[0][1] = math.tan(math.radians(angle_deg))
+    child.matrix_parent_inverse = shear
+    return save(path)
+
+
+def many_objects(path, count: int = 20000) -> str:
+    """``count`` empties in chains of ten under scaled, rotated parents (sheared): a file
+    whose inspection and save take long enough to interrupt in the middle."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    parent = None
+    for i in range(count):
+        if i % 10 == 0:
+            parent = None
+        obj = _empty(f"Node {i:05d}", parent)
+        obj.scale = (1.0 + (i % 3), 1.0, 1.0)
+        obj.rotation_euler = (0.0, 0.0, 0.1 * (i % 7))
+        parent = obj
+    return save(path)

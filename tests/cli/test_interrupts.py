@@ -1,0 +1,96 @@
+"""Class 6 of issue 12: Ctrl-C and SIGTERM end a run quietly with exit 130 and leave no
+temporary file; a run killed outright (SIGKILL, no chance to clean up) may leave one,
+which the next run writing there removes. At no point is the input changed, and an
+output is either absent, the previous one, or complete."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import signal
+import time
+from pathlib import Path
+
+import blend_factory
+import pytest
+from cli_runner import run_cli, start_cli
+
+
+def _digest(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _wait_for_blender(proc, seconds: float) -> None:
+    """Let the run get ``seconds`` past its start (imports and file reading included)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and proc.poll() is None:
+        time.sleep(0.02)
+
+
+@pytest.fixture(scope="module")
+def big_blend(tmp_path_factory):
+    """A 20,000-object file and how long a whole ``report`` of it takes (seconds)."""
+    folder = tmp_path_factory.mktemp("big")
+    blend = Path(blend_factory.many_objects(folder / "big.blend"))
+    start = time.monotonic()
+    assert run_cli("report", blend, "--json", folder / "r.json", "--csv", folder / "r.csv").returncode == 0
+    return blend, time.monotonic() - start
+
+
+@pytest.mark.parametrize(
+    "signum, when", [(signal.SIGINT, 0.05), (signal.SIGINT, 0.15), (signal.SIGINT, 0.7), (signal.SIGTERM, 0.7)]
+)
+def test_interrupted_run_exits_130_quietly_and_leaves_nothing(big_blend, tmp_path, signum, when):
+    """Interrupted while Python loads numpy and Blender (0.05, 0.15 of a run), and
+    while it works (0.7)."""
+    source, seconds = big_blend
+    blend = tmp_path / "in.blend"
+    blend.write_bytes(source.read_bytes())
+    before = _digest(blend)
+    proc = start_cli("report", blend, "--json", tmp_path / "r.json", "--csv", tmp_path / "r.csv")
+    _wait_for_blender(proc, when * seconds)
+    assert proc.poll() is None, "the run ended before the signal: the scene is too small to interrupt"
+    proc.send_signal(signum)
+    _out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert all("%" in line for line in err.strip().splitlines()), err  # at most progress lines
+    assert _digest(blend) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.blend"]
+
+
+def test_killed_at_random_points_input_intact_outputs_whole_and_temps_cleaned(demo_dir, tmp_path):
+    """Fault injection: SIGKILL at random moments of runs that write a .blend and two
+    report files; afterwards the input is intact, each output is absent or complete,
+    and one more run leaves no temporary file behind."""
+    blend = tmp_path / "in.blend"
+    blend.write_bytes((demo_dir / "demo.blend").read_bytes())
+    before = _digest(blend)
+    out = tmp_path / "out"
+    out.mkdir()
+    rng = random.Random(20261123)
+    reference = run_cli("report", blend, "--json", tmp_path / "ref.json")
+    assert reference.returncode == 0
+    expected = json.loads((tmp_path / "ref.json").read_text())
+    for _round in range(6):
+        if rng.random() < 0.5:
+            args = ("fix", blend, "--method", "bake", "--out", out / "fixed.blend")
+        else:
+            args = ("report", blend, "--json", out / "r.json", "--csv", out / "r.csv")
+        proc = start_cli(*args)
+        _wait_for_blender(proc, rng.uniform(0.5, 4.0))
+        proc.kill()
+        proc.communicate(timeout=60)
+        assert _digest(blend) == before
+        if (out / "r.json").exists():
+            assert json.loads((out / "r.json").read_text())["nodes"] == expected["nodes"]
+            assert (out / "r.csv").exists()  # written together or not at all
+        if (out / "fixed.blend").exists():
+            assert (out / "fixed.blend").read_bytes()[:7] == b"BLENDER"
+    # One more complete run of each cleans whatever the killed runs left beside its outputs.
+    time.sleep(1.1)  # temporaries must be older than the run that removes them
+    assert run_cli("fix", blend, "--method", "bake", "--out", out / "fixed.blend").returncode == 0
+    assert run_cli("report", blend, "--json", out / "r.json", "--csv", out / "r.csv").returncode == 0
+    assert sorted(p.name for p in out.iterdir()) == ["fixed.blend", "r.csv", "r.json"]
+    assert _digest(blend) == before
