@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import os
 import signal
 import sys
@@ -22,7 +21,7 @@ from collections.abc import Iterator
 
 from ..model.errors import InspectorError, UsageError
 from ..model.frames import parse_frame
-from ..model.thresholds import DEFAULT
+from ..model.thresholds import DEFAULT, parse_threshold
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -51,18 +50,6 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see --help)")
 
 
-def non_negative(text: str) -> float:
-    """A finite number >= 0 (a threshold): NaN would switch a gate off, a negative one
-    would always trip it."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise UsageError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value < 0:
-        raise UsageError(f"{text!r}: expected a finite number >= 0")
-    return value
-
-
 def _frame(text: str) -> int:
     return parse_frame(text, "--frame")
 
@@ -80,10 +67,18 @@ def signals_deferred() -> Iterator[None]:
     try:
         yield
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+        _restore(previous)
     if pending:
         raise KeyboardInterrupt
+
+
+def _restore(previous: dict) -> None:
+    """Put signal handlers back; one installed outside Python (Blender's own, reported
+    as None) becomes Python's default: Ctrl-C raises KeyboardInterrupt, SIGTERM ends."""
+    for s, handler in previous.items():
+        if handler is None:
+            handler = signal.default_int_handler if s == signal.SIGINT else signal.SIG_DFL
+        signal.signal(s, handler)
 
 
 def _terminate(signum, _frame) -> None:
@@ -110,14 +105,14 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--frame", type=_frame, help="frame to evaluate (default: the file's current frame)")
     p.add_argument(
         "--shear-threshold",
-        type=non_negative,
+        type=parse_threshold,
         default=DEFAULT.shear_deg,
         metavar="DEG",
         help=f"flag shear above this, and fix it (degrees; default {DEFAULT.shear_deg:g})",
     )
     p.add_argument(
         "--corner-threshold",
-        type=non_negative,
+        type=parse_threshold,
         default=DEFAULT.corner,
         metavar="UNITS",
         help=f"flag corner deviations above this (scene units; default {DEFAULT.corner:g})",
@@ -140,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--csv", metavar="OUT", help="write one CSV row per node")
     report.add_argument(
         "--fail-on-shear",
-        type=non_negative,
+        type=parse_threshold,
         metavar="DEG",
         help="exit 1 if any world or exported-local shear exceeds DEG",
     )
@@ -174,8 +169,7 @@ def main(argv: list[str] | None = None, interrupted: list[int] | None = None) ->
     try:
         return EXIT_INTERRUPTED if interrupted else _main(argv)
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+        _restore(previous)
 
 
 def _main_thread() -> bool:

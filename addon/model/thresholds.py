@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .errors import UsageError
+
 #: A scale counts as non-uniform when its largest and smallest magnitudes differ by more
 #: than this fraction of the largest.
 NON_UNIFORM_RATIO = 1e-4
@@ -49,3 +51,15 @@ class Thresholds:
 
 
 DEFAULT = Thresholds()
+
+
+def parse_threshold(text: str) -> float:
+    """A threshold from the command line: a finite number >= 0 (NaN would switch a gate
+    off, a negative one would always trip it); else :class:`UsageError`."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise UsageError(f"{text!r}: expected a finite number >= 0")
+    return value

