@@ -23,6 +23,7 @@ from ..scene.dynamics import scene_dynamics
 from ..scene.gltf_export import write_gltf
 from ..scene.helpers import insert_helpers
 from ..scene.scan import scan_scene
+from .frames_cmd import check_range, range_results
 from .main import EXIT_OK, EXIT_THRESHOLD, say
 
 #: A scene with more objects than this reports progress on stderr.
@@ -84,11 +85,16 @@ def _subset(inspection: Inspection, object_name: str | None) -> list[int] | None
 
 def make_report(args, with_dynamics: bool = False) -> dict:
     """Open the file, go to the frame, inspect, and build the report dict."""
-    thresholds_of(args)  # refuse bad thresholds before opening anything
+    thresholds_of(args)  # refuse bad thresholds and ranges before opening anything
+    frames = getattr(args, "frames", None)
+    check_range(frames)
     scene = open_scene(args)
     inspection = inspect_scene(scene, args)
     indices = _subset(inspection, args.object)
     dynamics = scene_dynamics(scene, inspection) if with_dynamics else None
+    over_frames = None
+    if frames is not None:
+        over_frames = range_results(scene, inspection, frames, thresholds_of(args), with_dynamics)
     return build_report(
         inspection,
         blender_version=bpy.app.version_string,
@@ -97,14 +103,20 @@ def make_report(args, with_dynamics: bool = False) -> dict:
         fps=scene.render.fps / scene.render.fps_base,
         indices=indices,
         dynamics=dynamics,
+        over_frames=over_frames,
     )
 
 
 def _worst_shear(report: dict) -> float:
-    """The largest world or exported-local shear of the report's nodes (degrees)."""
+    """The largest world or exported-local shear of the report's nodes (degrees); over
+    the whole range with ``--frames``."""
     return max(
         (
-            max(max(abs(v) for v in e["shear_deg"]), max(abs(v) for v in e["local"]["shear_deg"]))
+            max(
+                max(abs(v) for v in e["shear_deg"]),
+                max(abs(v) for v in e["local"]["shear_deg"]),
+                *((e["over_frames"]["shear_deg"], e["over_frames"]["local_shear_deg"]) if "over_frames" in e else ()),
+            )
             for e in report["nodes"]
         ),
         default=0.0,
