@@ -204,34 +204,93 @@ def _lossy(local_shear: np.ndarray, world: np.ndarray, parents: np.ndarray, thre
     return lossy
 
 
+_FIELDS = ("shear", "local_shear", "corner_matrix", "corner_accumulated", "lossy")
+
+
+def _analyse_block(world, box_min, box_max, hierarchy: core.Hierarchy, thresholds: Thresholds) -> dict:
+    """The per node-frame fields for world matrices ``(t, n, 4, 4)`` of ``hierarchy``
+    (n nodes): the forest tiled t times and folded in one pass."""
+    t_count, n = world.shape[:2]
+    tiled = hierarchy.tile(t_count)
+    world = world.reshape(t_count * n, 4, 4)
+    lo, hi = box_min.reshape(t_count * n, 3), box_max.reshape(t_count * n, 3)
+    local, _singular = local_matrices_of(world, tiled.parents)
+    parts = core.decompose(local)
+    trs = parts.trs()
+    matrix_model = tiled.world_matrices(trs.to_matrix())
+    accumulated = tiled.accumulate(trs).to_matrix()
+    local_shear = np.abs(parts.shear_deg).max(axis=-1)
+    values = {
+        "shear": np.abs(core.shear_angles(world)).max(axis=-1),
+        "local_shear": local_shear,
+        "corner_matrix": core.box_corner_distance(world, matrix_model, lo, hi),
+        "corner_accumulated": core.box_corner_distance(world, accumulated, lo, hi),
+        "lossy": _lossy(local_shear, world, tiled.parents, thresholds),
+    }
+    return {k: v.reshape(t_count, n) for k, v in values.items()}
+
+
+def with_ancestors(parents: np.ndarray, marked: np.ndarray) -> np.ndarray:
+    """``(N,)`` bool: ``marked`` nodes and all their ancestors (pointer doubling:
+    log2(depth) vectorised rounds, no per-node Python work)."""
+    keep = marked.copy()
+    up = parents.copy()
+    while (up >= 0).any():
+        live = (up >= 0) & keep
+        keep[up[live]] = True
+        up = np.where(up >= 0, up[np.maximum(up, 0)], -1)
+    return keep
+
+
+def changes(series: FrameSeries) -> tuple[np.ndarray, np.ndarray]:
+    """Which frames to analyse and which nodes: ``(T,)`` bool, frames (after the first)
+    where any node's world matrix or box differs from the frame before; ``(N,)`` bool,
+    nodes whose own or an ancestor's matrix or box changes at some frame, and their
+    ancestors (what the folds need). Every other node-frame repeats a result already
+    computed (a node's results depend only on its chain's matrices and its box)."""
+    w, lo, hi = series.world, series.box_min, series.box_max
+    changed = (w[1:] != w[:-1]).any(axis=(2, 3)) | (lo[1:] != lo[:-1]).any(axis=2) | (hi[1:] != hi[:-1]).any(axis=2)
+    frames = np.concatenate(([False], changed.any(axis=1)))
+    ever = changed.any(axis=0)
+    if ever.any() and (series.parents >= 0).any():
+        ever = core.Hierarchy(series.parents).fold((ever,), lambda p, c: (p[0] | c[0],))[0]
+    return frames, with_ancestors(series.parents, ever)
+
+
 def analyse_frames(series: FrameSeries, thresholds: Thresholds = DEFAULT) -> OverFrames:
     """All ``T x N`` node-frames of ``series`` in one vectorised pass.
 
     Per node-frame the same numbers as :func:`~.inspection.inspect` at that frame (world
     and local shear, the corner distance of both engine models), without the parts the
-    range does not report (rotation deviation, lossy scale). Raises
-    :class:`SceneDataError` naming the node and frame when a matrix is not finite.
+    range does not report (rotation deviation, lossy scale). The first frame is analysed
+    whole; after it only the frames where something moved, and of those only the nodes
+    whose chain moves at some frame (:func:`changes`); the rest repeat the last result
+    (held poses, static props cost nothing). Raises :class:`SceneDataError` naming the
+    node and frame when a matrix is not finite.
     """
     check_finite(series)
     t_count, n = series.world.shape[:2]
-    names = [series.label(i) for i in range(n)]
-    hierarchy = core.Hierarchy(series.parents, names).tile(t_count)
-    world = series.world.reshape(t_count * n, 4, 4)
-    lo = series.box_min.reshape(t_count * n, 3)
-    hi = series.box_max.reshape(t_count * n, 3)
-    local, _singular = local_matrices_of(world, hierarchy.parents)
-    parts = core.decompose(local)
-    trs = parts.trs()
-    matrix_model = hierarchy.world_matrices(trs.to_matrix())
-    accumulated = hierarchy.accumulate(trs).to_matrix()
-    local_shear = np.abs(parts.shear_deg).max(axis=-1)
-    shape = (t_count, n)
-    return OverFrames(
-        series=series,
-        shear=np.abs(core.shear_angles(world)).max(axis=-1).reshape(shape),
-        local_shear=local_shear.reshape(shape),
-        corner_matrix=core.box_corner_distance(world, matrix_model, lo, hi).reshape(shape),
-        corner_accumulated=core.box_corner_distance(world, accumulated, lo, hi).reshape(shape),
-        lossy=_lossy(local_shear, world, hierarchy.parents, thresholds).reshape(shape),
-        thresholds=thresholds,
-    )
+    hierarchy = core.Hierarchy(series.parents, [series.label(i) for i in range(n)])
+    w, lo, hi = series.world, series.box_min, series.box_max
+    first = _analyse_block(w[:1], lo[:1], hi[:1], hierarchy, thresholds)
+    out = {k: np.repeat(v, t_count, axis=0) for k, v in first.items()}
+    frames, nodes = changes(series)
+    if frames.any():
+        ft, nk = np.flatnonzero(frames), np.flatnonzero(nodes)
+        position = np.full(n, -1, dtype=np.int64)
+        position[nk] = np.arange(len(nk))
+        sub_parents = np.where(series.parents[nk] >= 0, position[np.maximum(series.parents[nk], 0)], -1)
+        sub = core.Hierarchy(sub_parents)
+        block = _analyse_block(w[ft][:, nk], lo[ft][:, nk], hi[ft][:, nk], sub, thresholds)
+        # Each frame takes the last analysed frame at or before it (frame 0 included).
+        analysed = np.zeros(t_count, dtype=np.int64)
+        analysed[ft] = ft
+        source = np.maximum.accumulate(analysed)
+        row = np.full(t_count, -1, dtype=np.int64)
+        row[ft] = np.arange(len(ft))
+        later = source > 0
+        for k in _FIELDS:
+            values = out[k][:, nk]
+            values[later] = block[k][row[source[later]]]
+            out[k][:, nk] = values
+    return OverFrames(series=series, thresholds=thresholds, **out)

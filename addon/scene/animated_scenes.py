@@ -94,11 +94,13 @@ STRETCH = (10, 15, 20)
 STRETCH_SCALE = (1.0, 1.6, 0.7)
 
 
-def stretchy_rigify(scene, frames: int = 30, bone: str = "torso"):
+def stretchy_rigify(scene, frames: int = 30, bone: str = "torso", period: int | None = None, walk: bool = False):
     """A generated Rigify human rig (``rig``) whose ``bone`` scales non-uniformly by
     :data:`STRETCH_SCALE` between frames ``STRETCH[0]`` and ``STRETCH[2]`` (linear keys,
-    largest at ``STRETCH[1]``) and is unscaled at every other frame; the scene range is
-    ``1 .. frames``. Needs Rigify (shipped with Blender). Returns the rig object."""
+    largest at ``STRETCH[1]``) and is unscaled at every other frame; with ``period``
+    the stretch repeats every ``period`` frames. With ``walk`` the rig's ``root`` moves
+    at every frame (so every bone moves every frame). The scene range is ``1 .. frames``.
+    Needs Rigify (shipped with Blender). Returns the rig object."""
     import addon_utils
 
     if not addon_utils.check("rigify")[1]:
@@ -110,9 +112,18 @@ def stretchy_rigify(scene, frames: int = 30, bone: str = "torso"):
     metarig.hide_set(True)
     pose_bone = rig.pose.bones[bone]
     low, peak, high = STRETCH
-    for frame, scale in ((1, (1.0, 1.0, 1.0)), (low, (1.0, 1.0, 1.0)), (peak, STRETCH_SCALE), (high, (1.0, 1.0, 1.0))):
-        pose_bone.scale = scale
-        pose_bone.keyframe_insert("scale", frame=frame)
+    pose_bone.scale = (1.0, 1.0, 1.0)
+    pose_bone.keyframe_insert("scale", frame=1)
+    for start in range(0, frames, period or frames):
+        for frame, scale in ((low, (1.0, 1.0, 1.0)), (peak, STRETCH_SCALE), (high, (1.0, 1.0, 1.0))):
+            if start + frame <= frames:
+                pose_bone.scale = scale
+                pose_bone.keyframe_insert("scale", frame=start + frame)
+    if walk:
+        root = rig.pose.bones["root"]
+        for frame, y in ((1, 0.0), (frames, 0.02 * frames)):
+            root.location = (0.0, y, 0.0)
+            root.keyframe_insert("location", frame=frame)
     _linear(rig)
     scene.frame_start, scene.frame_end = 1, frames
     scene.frame_set(1)

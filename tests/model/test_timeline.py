@@ -20,7 +20,7 @@ from hierarchy_inspector.addon.model.inspection import inspect, local_matrices_o
 from hierarchy_inspector.addon.model.report import build_report, report_csv, report_table
 from hierarchy_inspector.addon.model.report_frames import OVER_FRAMES_COLUMNS, RangeResults
 from hierarchy_inspector.addon.model.thresholds import Thresholds
-from hierarchy_inspector.addon.model.timeline import FrameSeries, analyse_frames
+from hierarchy_inspector.addon.model.timeline import FrameSeries, analyse_frames, changes, with_ancestors
 from hierarchy_inspector.addon.model.timeline_dynamics import range_dynamics, range_rates
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "report.schema.json"
@@ -220,3 +220,39 @@ def test_range_results_name_a_node_the_range_lacks():
     series = stretch_pair_series()
     with pytest.raises(SceneDataError, match="'Other'"):
         RangeResults.for_keys([("Other", "")], FrameRange(1, 21), analyse_frames(series))
+
+
+def test_held_frames_and_static_subtrees_repeat_results_equal_to_the_single_frame_path(rng):
+    series = random_series(rng, n=40, t=8)
+    series.world[3] = series.world[2]  # a held pose
+    series.world[4] = series.world[2]
+    series.box_min[3:5], series.box_max[3:5] = series.box_min[2], series.box_max[2]
+    root = int(np.flatnonzero(series.parents < 0)[0])
+    subtree = [i for i in range(40) if root in core_chain(series.parents, i)]
+    series.world[:, subtree] = series.world[0, subtree]  # a static prop and everything under it
+    series.box_min[:, subtree], series.box_max[:, subtree] = series.box_min[0, subtree], series.box_max[0, subtree]
+    frames, nodes = changes(series)
+    assert list(np.flatnonzero(~frames)) == [0, 3, 4] and not nodes[subtree].any()
+    over = analyse_frames(series)
+    for k in range(len(series)):
+        one = inspect(series.nodes_at(k))
+        np.testing.assert_allclose(over.shear[k], one.shear_max, atol=1e-9)
+        np.testing.assert_allclose(over.corner[k], one.worst_corner, atol=1e-9)
+        np.testing.assert_array_equal(over.flagged_frames[k], one.flagged)
+
+
+def core_chain(parents, i) -> list[int]:
+    out = [i]
+    while parents[out[-1]] >= 0:
+        out.append(int(parents[out[-1]]))
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 7, 60])
+def test_with_ancestors_marks_every_ancestor_like_a_loop(rng, n):
+    parents = random_forest(rng, n)
+    marked = rng.random(n) < 0.2
+    expected = np.zeros(n, dtype=bool)
+    for i in np.flatnonzero(marked):
+        expected[core_chain(parents, int(i))] = True
+    np.testing.assert_array_equal(with_ancestors(parents, marked), expected)
