@@ -15,7 +15,7 @@ REPORT_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "repo
 
 MAKE_PAIR = """
 import sys, bpy
-from hierarchy_inspector.addon.scene import animated_scenes
+from hierarchy_inspector.addon.scene.timeline import animated as animated_scenes
 bpy.ops.wm.read_factory_settings(use_empty=True)
 animated_scenes.stretch_pair(bpy.context.scene)
 bpy.context.scene.frame_set(1)

@@ -2,7 +2,7 @@
 each node's ``over_frames`` entry, their CSV columns and the range's text table.
 
 Blender-free. :class:`RangeResults` ties the analysis of a range (:class:`~.timeline.OverFrames`,
-optionally :class:`~.timeline_dynamics.RangeDynamics`) to the single-frame inspection's
+optionally :class:`~.dynamics.RangeDynamics`) to the single-frame inspection's
 node indices, which the report is built from.
 """
 
@@ -12,13 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import SceneDataError
-from .frames import FrameRange
-from .inspection import worst_first
-from .nodes import node_label
-from .text import fmt_num, format_table
-from .timeline import OverFrames
-from .timeline_dynamics import RangeDynamics
+from ..errors import SceneDataError
+from ..frames import FrameRange
+from ..inspection import worst_first
+from ..nodes import node_label
+from ..text import fmt_num, format_table
+from .dynamics import RangeDynamics
+from .series import OverFrames
 
 OVER_FRAMES_COLUMNS = (
     "worst_frame",
