@@ -4,10 +4,13 @@ scene (one evaluation and bulk reads per frame), analysed in one pass, and with
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..model.errors import UsageError
 from ..model.frames import FrameRange, parse_frame_range
 from ..model.inspection import Inspection
 from ..model.timeline import analyse_frames
+from ..model.timeline.chart import range_chart_png
 from ..model.timeline.dynamics import series_dynamics
 from ..model.timeline.report import RangeResults
 from ..scene.frames import read_frames
@@ -47,3 +50,9 @@ def range_results(scene, inspection: Inspection, text: str, thresholds, with_dyn
     over = analyse_frames(series, thresholds)
     dynamics = series_dynamics(series, frame_range.step) if with_dynamics else None
     return RangeResults.for_keys(inspection.nodes.keys, frame_range, over, dynamics)
+
+
+def write_chart(path: str, results: RangeResults, indices) -> None:
+    """The range chart of the report's nodes (``indices``: inspection indices, None: all)."""
+    nodes = None if indices is None else results.position[np.asarray(indices, dtype=np.int64)]
+    range_chart_png(results.over, path, indices=nodes)

@@ -90,3 +90,12 @@ def test_range_dynamics_rows_per_frame(pair_blend, tmp_path):
     rate = (3.141592653589793 / 2) / (20 / report["fps"])
     assert all(abs(w[2] - rate) < 1e-3 for w in local["angular_velocity"])
     assert run_cli("report", pair_blend, "--frames", "1:2", "--dynamics").returncode == 2
+
+
+def test_range_chart_is_a_png_and_needs_a_range(pair_blend, tmp_path):
+    chart = tmp_path / "range.png"
+    assert run_cli("report", pair_blend, "--frames", "1:21", "--chart", chart).returncode == 0
+    data = chart.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+    result = run_cli("report", pair_blend, "--chart", tmp_path / "no.png")
+    assert result.returncode == 2 and "--frames" in result.stderr and not (tmp_path / "no.png").exists()

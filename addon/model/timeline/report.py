@@ -90,7 +90,7 @@ def range_table(report: dict, limit: int = 15) -> str:
     corner = np.array([max(o["max_corner"].values()) for o in over])
     shear = np.array([o["shear_deg"] for o in over])
     flagged = [k for k, o in enumerate(over) if o["flagged_frames"]]
-    order = worst_first(corner, shear, flagged) if nodes else []
+    order = worst_first(corner, shear, flagged) if nodes else np.zeros(0, dtype=np.int64)
     head = (
         f"Frames {f['start']}..{f['end']} (step {f['step']}, {f['count']} frames): {f['flagged']} of {len(nodes)} "
         f"nodes flagged at some frame; max shear {f['max_shear_deg']:.2f} deg, "
