@@ -13,23 +13,18 @@ from cli_runner import run_cli
 jsonschema = pytest.importorskip("jsonschema")
 REPORT_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "report.schema.json").read_text())
 
-MAKE_PAIR = """
-import sys, bpy
-from hierarchy_inspector.addon.scene.timeline import animated as animated_scenes
-bpy.ops.wm.read_factory_settings(use_empty=True)
-animated_scenes.stretch_pair(bpy.context.scene)
-bpy.context.scene.frame_set(1)
-bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
-"""
-
 
 @pytest.fixture(scope="module")
 def pair_blend(tmp_path_factory) -> Path:
-    import subprocess
-    import sys
+    """The stretch pair (closed-form shear per frame) saved at frame 1, built in this process."""
+    import bpy
+    from hierarchy_inspector.addon.scene.timeline import animated
 
     path = tmp_path_factory.mktemp("frames") / "pair.blend"
-    subprocess.run([sys.executable, "-c", MAKE_PAIR, str(path)], check=True, capture_output=True, timeout=300)
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    animated.stretch_pair(bpy.context.scene)
+    bpy.context.scene.frame_set(1)
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
     return path
 
 
