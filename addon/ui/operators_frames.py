@@ -55,10 +55,16 @@ class HI_OT_scan_range(bpy.types.Operator):
         default="SCENE",
     )
 
+    #: One range scan at a time (two would move the same timeline).
+    running = False
+
     @classmethod
     def poll(cls, context):
         if context.scene is None:
             cls.poll_message_set("No scene to scan")
+            return False
+        if HI_OT_scan_range.running:
+            cls.poll_message_set("A range scan is running (Esc cancels it)")
             return False
         return True
 
@@ -110,9 +116,11 @@ class HI_OT_scan_range(bpy.types.Operator):
         wm.progress_begin(0, 100)
         self.timer = wm.event_timer_add(0.001, window=context.window)
         wm.modal_handler_add(self)
+        HI_OT_scan_range.running = True
         return {"RUNNING_MODAL"}
 
     def _stop(self, context) -> None:
+        HI_OT_scan_range.running = False
         wm = context.window_manager
         wm.event_timer_remove(self.timer)
         wm.progress_end()

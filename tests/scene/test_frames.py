@@ -104,6 +104,8 @@ def test_stopping_a_reader_half_way_restores_the_frame(empty_scene):
     animated_scenes.stretch_pair(scene)
     scene.frame_set(9)
     reader = FrameReader(scene, range(1, 22))
+    with pytest.raises(ValueError, match="no frame read yet"):
+        reader.series()
     for _ in range(5):
         assert not reader.step()
     assert scene.frame_current == 5
