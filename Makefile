@@ -65,6 +65,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_dynamics.py
 	$(PY) benchmarks/bench_rotations.py
 	$(PY) benchmarks/bench_addon.py
+	$(PY) benchmarks/bench_frames.py
 
 lint: $(STAMP) typecheck
 	$(PY) -m ruff check .

@@ -140,6 +140,28 @@ class Hierarchy:
             raise HierarchyError(f"parents: cycle {loop}", "parents", (start,))
         return depth
 
+    def tile(self, count: int) -> Hierarchy:
+        """``count`` copies of this forest side by side, ``count * N`` nodes: copy ``k``
+        holds nodes ``k * N .. k * N + N - 1`` with the same structure.
+
+        How a leading batch axis (frames) is folded in one pass: arrays ``(T, N, ...)``
+        reshaped to ``(T * N, ...)`` go through the tiled forest, and results reshape
+        back. No validation is repeated (a copy of a valid forest is valid).
+        """
+        count = int(count)
+        if count < 0:
+            raise InputError(f"count: expected a number of copies >= 0, got {count}", "count")
+        n = len(self)
+        offsets = (n * np.arange(count, dtype=np.int64))[:, None]
+        out = Hierarchy.__new__(Hierarchy)
+        out.parents = np.where(self.parents[None, :] >= 0, self.parents[None, :] + offsets, -1).reshape(-1)
+        out.parents.flags.writeable = False
+        out.names = None if self.names is None else self.names * count
+        out.depth = np.tile(self.depth, count)
+        out.depth.flags.writeable = False
+        out._schedule = None
+        return out
+
     @property
     def roots(self) -> np.ndarray:
         """Indices of the root nodes."""

@@ -23,6 +23,7 @@ from ..scene.dynamics import scene_dynamics
 from ..scene.gltf_export import write_gltf
 from ..scene.helpers import insert_helpers
 from ..scene.scan import scan_scene
+from .frames_cmd import check_range, range_results, write_chart
 from .main import EXIT_OK, EXIT_THRESHOLD, say, signals_deferred
 
 #: A scene with more objects than this reports progress on stderr.
@@ -89,12 +90,22 @@ def _subset(inspection: Inspection, object_name: str | None) -> list[int] | None
 
 def make_report(args, with_dynamics: bool = False) -> dict:
     """Open the file, go to the frame, inspect, and build the report dict."""
-    thresholds_of(args)  # refuse bad thresholds before opening anything
+    return make_report_and_range(args, with_dynamics)[0]
+
+
+def make_report_and_range(args, with_dynamics: bool = False):
+    """:func:`make_report`, and with ``--frames`` the range's results (else None)."""
+    thresholds_of(args)  # refuse bad thresholds and ranges before opening anything
+    frames = getattr(args, "frames", None)
+    check_range(frames)
     scene = open_scene(args)
     inspection = inspect_scene(scene, args)
     indices = _subset(inspection, args.object)
     dynamics = scene_dynamics(scene, inspection) if with_dynamics else None
-    return build_report(
+    over_frames = None
+    if frames is not None:
+        over_frames = range_results(scene, inspection, frames, thresholds_of(args), with_dynamics)
+    report = build_report(
         inspection,
         blender_version=bpy.app.version_string,
         file=os.path.abspath(args.blend),
@@ -102,14 +113,21 @@ def make_report(args, with_dynamics: bool = False) -> dict:
         fps=scene.render.fps / scene.render.fps_base,
         indices=indices,
         dynamics=dynamics,
+        over_frames=over_frames,
     )
+    return report, over_frames, indices
 
 
 def _worst_shear(report: dict) -> float:
-    """The largest world or exported-local shear of the report's nodes (degrees)."""
+    """The largest world or exported-local shear of the report's nodes (degrees); over
+    the whole range with ``--frames``."""
     return max(
         (
-            max(max(abs(v) for v in e["shear_deg"]), max(abs(v) for v in e["local"]["shear_deg"]))
+            max(
+                max(abs(v) for v in e["shear_deg"]),
+                max(abs(v) for v in e["local"]["shear_deg"]),
+                *((e["over_frames"]["shear_deg"], e["over_frames"]["local_shear_deg"]) if "over_frames" in e else ()),
+            )
             for e in report["nodes"]
         ),
         default=0.0,
@@ -117,9 +135,14 @@ def _worst_shear(report: dict) -> float:
 
 
 def cmd_report(args) -> int:
-    _check_outputs(args, json=args.json, csv=args.csv)
-    report = make_report(args, with_dynamics=args.dynamics)
-    files = {}
+    chart = getattr(args, "chart", None)
+    if chart and getattr(args, "frames", None) is None:
+        raise UsageError("--chart draws a frame range: give --frames too")
+    _check_outputs(args, json=args.json, csv=args.csv, chart=chart)
+    report, over_frames, indices = make_report_and_range(args, with_dynamics=args.dynamics)
+    files: dict = {}
+    if chart:
+        files[chart] = lambda tmp: write_chart(tmp, over_frames, indices)
     if args.json:
         files[args.json] = json.dumps(report, indent=1) + "\n"
     if args.csv:

@@ -136,12 +136,17 @@ def local_matrices(nodes: Nodes) -> tuple[np.ndarray, np.ndarray]:
     A parent with zero scale has no inverse: its children get the pseudo-inverse (the
     best local an exporter could write) and are marked.
     """
-    world = nodes.world
+    return local_matrices_of(nodes.world, nodes.parents)
+
+
+def local_matrices_of(world: np.ndarray, parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`local_matrices` of world matrices ``(M, 4, 4)`` and parent indices ``(M,)``
+    (any forest, e.g. a tiled one with frames as copies)."""
     local = world.copy()
-    has_parent = nodes.parents >= 0
-    singular = np.zeros(len(nodes), dtype=bool)
+    has_parent = parents >= 0
+    singular = np.zeros(len(parents), dtype=bool)
     if has_parent.any():
-        parent_world = world[nodes.parents[has_parent]]
+        parent_world = world[parents[has_parent]]
         inv, bad = core.affine_inverse(parent_world)
         if bad.any():
             inv[bad] = np.linalg.pinv(parent_world[bad])

@@ -18,6 +18,7 @@ from .inspection import Inspection, worst_first
 from .nodes import node_label
 from .text import fmt_num, format_table
 from .thresholds import Thresholds
+from .timeline.report import OVER_FRAMES_COLUMNS, over_frames_cells, range_table
 
 SCHEMA = "hierarchy_inspector.report/1"
 
@@ -91,9 +92,12 @@ def build_report(
     fps: float,
     indices=None,
     dynamics: dict | None = None,
+    over_frames=None,
 ) -> dict:
     """The report dict. ``indices`` restricts the nodes (default: all, roots first);
-    ``dynamics`` maps node index to that node's dynamics entry (``--dynamics``)."""
+    ``dynamics`` maps node index to that node's dynamics entry (``--dynamics``);
+    ``over_frames`` (a :class:`~.timeline.report.RangeResults`, ``--frames``) adds the range
+    and each node's maxima over it."""
     order = inspection.root_first()
     if indices is not None:
         keep = set(int(i) for i in indices)
@@ -103,10 +107,12 @@ def build_report(
         entry = node_entry(inspection, int(i))
         if dynamics is not None and int(i) in dynamics:
             entry["dynamics"] = dynamics[int(i)]
+        if over_frames is not None:
+            entry["over_frames"] = over_frames.entry(int(i))
         entries.append(entry)
     shear = inspection.shear_max[order] if len(order) else np.zeros(0)
     worst = inspection.worst_corner[order] if len(order) else np.zeros(0)
-    return {
+    report = {
         "schema": SCHEMA,
         "blender_version": blender_version,
         "file": file,
@@ -122,6 +128,9 @@ def build_report(
             "max_deviation": float(worst.max()) if len(worst) else 0.0,
         },
     }
+    if over_frames is not None:
+        report["frames"] = over_frames.frames_entry(order)
+    return report
 
 
 CSV_COLUMNS = (
@@ -154,7 +163,8 @@ def report_csv(report: dict) -> str:
     """One row per node: names, flags and the headline numbers."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    ranged = "frames" in report
+    writer.writerow(CSV_COLUMNS + (OVER_FRAMES_COLUMNS if ranged else ()))
     for e in report["nodes"]:
         world_t = [row[3] for row in e["world_blender"][:3]]
         dev_m, dev_a = e["deviation"]["matrix_model"], e["deviation"]["accumulated"]
@@ -176,6 +186,7 @@ def report_csv(report: dict) -> str:
                 *world_t,
                 *e["accumulated"]["translation"],
                 *e["lossy_scale"],
+                *(over_frames_cells(e) if ranged else ()),
             ]
         )
     return buf.getvalue()
@@ -209,6 +220,8 @@ def report_table(report: dict, limit: int = 15) -> str:
     )
     limits = report.get("thresholds")
     applied = Thresholds(**limits).describe() if limits else "the defaults"
+    if "frames" in report:
+        head = f"{head}\n{range_table(report, limit)}\nAt frame {report['frame']}:"
     if not rows:
         return f"{head}\nNothing over the thresholds ({applied})."
     table = format_table(("node", "shear (deg)", "local shear lost", "exported: corners", "accumulated: corners"), rows)

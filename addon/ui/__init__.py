@@ -11,16 +11,33 @@ from __future__ import annotations
 import bpy
 
 from ..scene import live
-from . import lists, operators_demo, operators_fix, operators_inspect, overlay, panels, preferences, properties
+from ..scene.timeline import live as live_frames
+from . import (
+    lists,
+    operators_demo,
+    operators_fix,
+    operators_frames,
+    operators_inspect,
+    overlay,
+    overlay_arrows,
+    panels,
+    panels_frames,
+    preferences,
+    properties,
+    properties_frames,
+)
 
 CLASSES = (
     *preferences.CLASSES,
     *properties.CLASSES,
+    *properties_frames.CLASSES,
     *operators_inspect.CLASSES,
     *operators_fix.CLASSES,
     *operators_demo.CLASSES,
+    *operators_frames.CLASSES,
     *lists.CLASSES,
     *panels.CLASSES,
+    *panels_frames.CLASSES,
 )
 
 
@@ -28,17 +45,23 @@ def register() -> None:
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     properties.register_properties()
+    properties_frames.register_properties()
     for menu, draw in operators_demo.MENUS:
         menu.append(draw)
     live.register_handlers()
+    live_frames.register_handlers()
     overlay.add_draw_handler()
+    overlay_arrows.add_draw_handler()
 
 
 def unregister() -> None:
+    overlay_arrows.remove_draw_handler()
     overlay.remove_draw_handler()
+    live_frames.unregister_handlers()
     live.unregister_handlers()
     for menu, draw in reversed(operators_demo.MENUS):
         menu.remove(draw)
+    properties_frames.unregister_properties()
     properties.unregister_properties()
     for cls in reversed(CLASSES):
         bpy.utils.unregister_class(cls)

@@ -1,0 +1,258 @@
+"""Frame ranges without Blender: the analysis of all node-frames in one pass against
+closed forms, independent loops and the single-frame path; rates over a range against
+a turntable in closed form; the report's range parts against the schema."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import random_forest, random_trs_arrays
+from hierarchy_inspector import core
+from hierarchy_inspector.addon.model.errors import SceneDataError, UsageError
+from hierarchy_inspector.addon.model.frames import FrameRange
+from hierarchy_inspector.addon.model.inspection import inspect, local_matrices_of
+from hierarchy_inspector.addon.model.report import build_report, report_csv, report_table
+from hierarchy_inspector.addon.model.thresholds import Thresholds
+from hierarchy_inspector.addon.model.timeline.dynamics import range_dynamics, range_rates
+from hierarchy_inspector.addon.model.timeline.report import OVER_FRAMES_COLUMNS, RangeResults
+from hierarchy_inspector.addon.model.timeline.series import FrameSeries, analyse_frames, changes, with_ancestors
+
+SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "report.schema.json"
+
+
+def validate_report(report: dict) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(json.loads(json.dumps(report)), json.loads(SCHEMA_FILE.read_text()))
+
+
+def _rz(angle: float) -> np.ndarray:
+    m = np.eye(4)
+    c, s = math.cos(angle), math.sin(angle)
+    m[:2, :2] = [[c, -s], [s, c]]
+    return m
+
+
+def stretch_pair_series(frames=range(1, 22)) -> FrameSeries:
+    """Parent scaled (sx, 1, 1), sx linear 1 -> 3 over frames 1..21; child (unit cube
+    [-1, 1]^3) rotated about Z linearly 0 -> 90 degrees: Blender's worlds per frame."""
+    worlds = []
+    for f in frames:
+        u = (f - 1) / 20
+        parent = np.diag([1 + 2 * u, 1.0, 1.0, 1.0])
+        worlds.append([parent, parent @ _rz(math.radians(90 * u))])
+    t = len(worlds)
+    return FrameSeries(
+        frames=np.array(list(frames)),
+        keys=[("Parent", ""), ("Child", "")],
+        parents=np.array([-1, 0]),
+        world=np.array(worlds),
+        box_min=-np.ones((t, 2, 3)),
+        box_max=np.ones((t, 2, 3)),
+    )
+
+
+def closed_form_shear_deg(sx: float, theta: float) -> float:
+    """|angle between X and Y| - 90 of diag(sx, 1) @ R(theta)."""
+    c, s = math.cos(theta), math.sin(theta)
+    cosine = s * c * (1 - sx * sx) / math.sqrt((sx * sx * c * c + s * s) * (sx * sx * s * s + c * c))
+    return abs(math.degrees(math.asin(cosine)))
+
+
+def test_stretch_pair_shear_matches_the_closed_form_at_every_frame():
+    series = stretch_pair_series()
+    over = analyse_frames(series)
+    for k, f in enumerate(series.frames):
+        u = (f - 1) / 20
+        assert over.shear[k, 1] == pytest.approx(closed_form_shear_deg(1 + 2 * u, math.radians(90 * u)), abs=1e-9)
+    assert np.all(over.shear[:, 0] == 0) and np.all(over.local_shear < 1e-9)
+    # Largest shear where d/du of the closed form vanishes: between frames 13 and 14 here.
+    assert over.shear_max[1] == pytest.approx(over.shear[:, 1].max()) and 39.7 < over.shear_max[1] < 39.8
+    assert over.flagged_frames[:, 1].sum() == 20  # every frame but the first (no rotation, no shear)
+
+
+def test_corner_distances_match_an_independent_loop_and_worst_frame_is_their_argmax():
+    series = stretch_pair_series()
+    over = analyse_frames(series)
+    corners = [np.array([x, y, z, 1.0]) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]
+    for k, f in enumerate(series.frames):
+        u = (f - 1) / 20
+        sx, theta = 1 + 2 * u, math.radians(90 * u)
+        blender = series.world[k, 1]
+        accumulated = _rz(theta) @ np.diag([sx, 1.0, 1.0, 1.0])  # scale along the child's own axes
+        expected = max(np.linalg.norm((accumulated - blender) @ c) for c in corners)
+        assert over.corner_accumulated[k, 1] == pytest.approx(expected, abs=1e-9)
+        assert over.corner_matrix[k, 1] < 1e-9  # no local shear: glTF composes Blender's worlds exactly
+    assert over.worst_frame[1] == series.frames[np.argmax(over.corner_accumulated[:, 1])] == 21
+    assert over.corner_max[1] == pytest.approx(2 * math.sqrt(2))  # R(90) diag(3,1,1) vs diag(3,1,1) R(90)
+
+
+def random_series(rng, n=30, t=5) -> FrameSeries:
+    parents = random_forest(rng, n)
+    h = core.Hierarchy(parents)
+    worlds = []
+    for _ in range(t):
+        tr, q, s = random_trs_arrays(rng, n, negative=True)
+        local = core.TRS(tr, q, s).to_matrix()
+        local[rng.random(n) < 0.2, 0, 1] += 0.4  # some locals carry shear an exporter drops
+        worlds.append(h.world_matrices(local))
+    lo = -rng.uniform(0.1, 1, size=(t, n, 3))
+    return FrameSeries(
+        np.arange(10, 10 + 3 * t, 3), [(f"N{i}", "") for i in range(n)], parents, np.array(worlds), lo, -lo
+    )
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_every_frame_equals_the_single_frame_inspection(seed):
+    rng = np.random.default_rng(seed)
+    series = random_series(rng)
+    thresholds = Thresholds(shear_deg=0.5, corner=0.01)
+    over = analyse_frames(series, thresholds)
+    for k in range(len(series)):
+        one = inspect(series.nodes_at(k), thresholds)
+        np.testing.assert_allclose(over.shear[k], one.shear_max, atol=1e-9)
+        np.testing.assert_allclose(over.local_shear[k], one.local_shear_max, atol=1e-9)
+        np.testing.assert_allclose(over.corner_matrix[k], one.analysis.matrix_model_deviation.max_corner, atol=1e-9)
+        np.testing.assert_allclose(over.corner_accumulated[k], one.analysis.accumulated_deviation.max_corner, atol=1e-9)
+        np.testing.assert_array_equal(over.lossy[k], one.lossy_local)
+        np.testing.assert_array_equal(over.flagged_frames[k], one.flagged)
+    assert over.flagged.any() and not over.flagged_frames.all()
+
+
+def test_non_finite_matrix_is_named_with_its_frame():
+    series = stretch_pair_series()
+    series.world[4, 1, 0, 0] = np.nan
+    with pytest.raises(SceneDataError, match=r"'Child'.*frame 5"):
+        analyse_frames(series)
+
+
+# -- rates over a range: a turntable ------------------------------------------------------
+
+OMEGA0, ALPHA, DT = 2.0, 1.0, 1 / 24
+
+
+def turntable(t_count: int = 11):
+    """Table spinning about Z (angle w0 t + a t^2 / 2) at height 0.8; a puck sliding
+    outward on it, local x = 0.1 + 0.2 t + 0.15 t^2. Worlds (T, 2, 4, 4), locals, times."""
+    times = np.arange(t_count) * DT
+    world, local = [], []
+    for t in times:
+        table = _rz(OMEGA0 * t + 0.5 * ALPHA * t * t)
+        table[2, 3] = 0.8
+        puck_local = np.eye(4)
+        puck_local[0, 3] = 0.1 + 0.2 * t + 0.15 * t * t
+        world.append([table, table @ puck_local])
+        local.append([table, puck_local])
+    return np.array(world), np.array(local), times
+
+
+def test_range_rates_are_exact_for_a_turntable_at_every_frame_including_the_ends():
+    world, local, times = turntable()
+    dyn = range_dynamics(world, local, np.zeros((len(times), 2), dtype=bool), np.array([-1, 0]), DT)
+    omega = OMEGA0 + ALPHA * times
+    np.testing.assert_allclose(dyn.world.omega[:, 0, 2], omega, atol=1e-9)
+    np.testing.assert_allclose(dyn.world.alpha[:, 0, 2], ALPHA, atol=1e-7)
+    x, v = 0.1 + 0.2 * times + 0.15 * times**2, 0.2 + 0.3 * times
+    np.testing.assert_allclose(dyn.local.velocity[:, 1, 0], v, atol=1e-9)
+    np.testing.assert_allclose(dyn.local.acceleration[:, 1, 0], 0.3, atol=1e-7)
+    # Inertial terms in the table's basis: centrifugal w^2 x, Coriolis -2 w v, Euler -a x.
+    assert dyn.inertial_ok[:, 1].all() and not dyn.inertial_ok[:, 0].any()
+    np.testing.assert_allclose(dyn.centrifugal[:, 1], np.stack([omega**2 * x, 0 * x, 0 * x], -1), atol=1e-8)
+    np.testing.assert_allclose(dyn.coriolis[:, 1], np.stack([0 * x, -2 * omega * v, 0 * x], -1), atol=1e-8)
+    np.testing.assert_allclose(dyn.euler[:, 1], np.stack([0 * x, -ALPHA * x, 0 * x], -1), atol=1e-7)
+    np.testing.assert_allclose(dyn.linear[:, 1], 0.0, atol=1e-9)
+    entry = dyn.entry(1)
+    assert len(entry["global"]["velocity"]) == len(times) and entry["inertial"]["basis"] == "parent"
+
+
+def test_one_sided_ends_are_second_order_for_velocity():
+    # x(t) = sin(t): the end velocity's error shrinks 4x when dt halves (O(dt^2)).
+    errors = []
+    for dt in (0.1, 0.05):
+        times = np.arange(6) * dt
+        m = np.tile(np.eye(4), (6, 1, 1, 1))
+        m[:, 0, 0, 3] = np.sin(times)
+        rates = range_rates(m, np.ones((6, 1), dtype=bool), dt)
+        errors.append(abs(rates.velocity[0, 0, 0] - 1.0))
+    assert 3.0 < errors[0] / errors[1] < 5.0
+
+
+def test_range_rates_need_three_frames():
+    with pytest.raises(UsageError, match="at least 3 frames"):
+        range_rates(np.tile(np.eye(4), (2, 1, 1, 1)), np.ones((2, 1), dtype=bool), DT)
+
+
+# -- the report's range parts ----------------------------------------------------------------
+
+
+def test_report_with_range_follows_the_schema_and_csv_and_table_show_it():
+    series = stretch_pair_series()
+    over = analyse_frames(series)
+    one = inspect(series.nodes_at(4))
+    tiled = core.Hierarchy(series.parents).tile(len(series)).parents
+    local, singular = local_matrices_of(series.world.reshape(-1, 4, 4), tiled)
+    dyn = range_dynamics(
+        series.world, local.reshape(series.world.shape), singular.reshape(len(series), 2), series.parents, 1 / 24
+    )
+    results = RangeResults.for_keys(one.nodes.keys, FrameRange(1, 21, 1), over, dyn)
+    report = build_report(one, blender_version="x", file=None, frame=5, fps=24.0, over_frames=results)
+    validate_report(report)
+    assert report["frames"]["start"] == 1 and report["frames"]["count"] == 21
+    assert report["frames"]["worst_frame"] == 21 and report["frames"]["flagged"] == 1
+    child = next(e for e in report["nodes"] if e["name"] == "Child")
+    assert child["over_frames"]["worst_frame"] == 21
+    assert child["over_frames"]["shear_deg"] == pytest.approx(over.shear_max[1])
+    rows = list(csv.DictReader(io.StringIO(report_csv(report))))
+    assert set(OVER_FRAMES_COLUMNS) <= set(rows[0])
+    assert float(next(r for r in rows if r["name"] == "Child")["range_shear_max_deg"]) == pytest.approx(
+        over.shear_max[1]
+    )
+    table = report_table(report)
+    assert "Frames 1..21" in table and "worst frame" in table and "At frame 5" in table
+
+
+def test_range_results_name_a_node_the_range_lacks():
+    series = stretch_pair_series()
+    with pytest.raises(SceneDataError, match="'Other'"):
+        RangeResults.for_keys([("Other", "")], FrameRange(1, 21), analyse_frames(series))
+
+
+def test_held_frames_and_static_subtrees_repeat_results_equal_to_the_single_frame_path(rng):
+    series = random_series(rng, n=40, t=8)
+    series.world[3] = series.world[2]  # a held pose
+    series.world[4] = series.world[2]
+    series.box_min[3:5], series.box_max[3:5] = series.box_min[2], series.box_max[2]
+    root = int(np.flatnonzero(series.parents < 0)[0])
+    subtree = [i for i in range(40) if root in core_chain(series.parents, i)]
+    series.world[:, subtree] = series.world[0, subtree]  # a static prop and everything under it
+    series.box_min[:, subtree], series.box_max[:, subtree] = series.box_min[0, subtree], series.box_max[0, subtree]
+    frames, nodes = changes(series)
+    assert list(np.flatnonzero(~frames)) == [0, 3, 4] and not nodes[subtree].any()
+    over = analyse_frames(series)
+    for k in range(len(series)):
+        one = inspect(series.nodes_at(k))
+        np.testing.assert_allclose(over.shear[k], one.shear_max, atol=1e-9)
+        np.testing.assert_allclose(over.corner[k], one.worst_corner, atol=1e-9)
+        np.testing.assert_array_equal(over.flagged_frames[k], one.flagged)
+
+
+def core_chain(parents, i) -> list[int]:
+    out = [i]
+    while parents[out[-1]] >= 0:
+        out.append(int(parents[out[-1]]))
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 7, 60])
+def test_with_ancestors_marks_every_ancestor_like_a_loop(rng, n):
+    parents = random_forest(rng, n)
+    marked = rng.random(n) < 0.2
+    expected = np.zeros(n, dtype=bool)
+    for i in np.flatnonzero(marked):
+        expected[core_chain(parents, int(i))] = True
+    np.testing.assert_array_equal(with_ancestors(parents, marked), expected)

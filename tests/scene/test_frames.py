@@ -1,0 +1,130 @@
+"""Reading a frame range from real Blender: closed forms, the single-frame path at every
+frame, a changing node set refused by name, the frame restored, and a Rigify rig that
+shears only while it stretches."""
+
+from __future__ import annotations
+
+import math
+
+import bpy
+import numpy as np
+import pytest
+from hierarchy_inspector.addon.model.errors import SceneDataError
+from hierarchy_inspector.addon.model.timeline import analyse_frames
+from hierarchy_inspector.addon.scene.frames import FrameReader, read_frames
+from hierarchy_inspector.addon.scene.reading import chain_objects
+from hierarchy_inspector.addon.scene.scan import scan_scene
+from hierarchy_inspector.addon.scene.timeline import animated as animated_scenes
+
+
+def closed_form_shear_deg(sx: float, theta: float) -> float:
+    c, s = math.cos(theta), math.sin(theta)
+    cosine = s * c * (1 - sx * sx) / math.sqrt((sx * sx * c * c + s * s) * (sx * sx * s * s + c * c))
+    return abs(math.degrees(math.asin(cosine)))
+
+
+def test_stretch_pair_read_from_blender_matches_the_closed_form_and_restores_the_frame(empty_scene):
+    scene = empty_scene
+    animated_scenes.stretch_pair(scene)
+    scene.frame_set(7, subframe=0.25)
+    series = read_frames(scene, range(1, 22, 2))
+    assert (scene.frame_current, scene.frame_subframe) == (7, pytest.approx(0.25))
+    assert series.keys == [("Parent", ""), ("Child", "")] and series.world.shape == (11, 2, 4, 4)
+    over = analyse_frames(series)
+    for k, f in enumerate(series.frames):
+        u = (f - 1) / 20
+        assert over.shear[k, 1] == pytest.approx(closed_form_shear_deg(1 + 2 * u, math.radians(90 * u)), abs=1e-4)
+    assert series.fps == pytest.approx(scene.render.fps / scene.render.fps_base)
+
+
+def test_every_frame_equals_the_single_frame_scan(empty_scene):
+    scene = empty_scene
+    animated_scenes.animated_forest(scene, n=150, frames=60)
+    frames = list(range(1, 61, 7))
+    series = read_frames(scene, frames)
+    over = analyse_frames(series)
+    assert over.flagged.any()
+    for k, f in enumerate(frames):
+        scene.frame_set(f)
+        one = scan_scene(scene)
+        assert one.nodes.keys == series.keys
+        np.testing.assert_array_equal(one.nodes.world, series.world[k])
+        np.testing.assert_array_equal(one.nodes.box_min, series.box_min[k])
+        np.testing.assert_allclose(over.shear[k], one.shear_max, atol=1e-9)
+        np.testing.assert_allclose(over.local_shear[k], one.local_shear_max, atol=1e-9)
+        np.testing.assert_allclose(over.corner[k], one.worst_corner, atol=1e-9)
+        np.testing.assert_array_equal(over.flagged_frames[k], one.flagged)
+
+
+def test_a_chain_with_bones_reads_like_the_scene(empty_scene):
+    scene = empty_scene
+    bpy.ops.object.armature_add()
+    arm = bpy.context.active_object
+    arm.scale = (2.0, 1.0, 1.0)
+    arm.keyframe_insert("scale", frame=1)
+    arm.scale = (1.0, 1.0, 1.0)
+    arm.keyframe_insert("scale", frame=5)
+    bone = arm.pose.bones[0]
+    bone.rotation_mode = "XYZ"
+    bone.rotation_euler = (0.0, 0.0, 0.7)
+    child = bpy.data.objects.new("Hanger", None)
+    scene.collection.objects.link(child)
+    child.parent, child.parent_type, child.parent_bone = arm, "BONE", bone.name
+    whole = read_frames(scene, range(1, 6))
+    chain = read_frames(scene, range(1, 6), objects=chain_objects(child))
+    index = {k: i for i, k in enumerate(whole.keys)}
+    for i, key in enumerate(chain.keys):
+        np.testing.assert_allclose(chain.world[:, i], whole.world[:, index[key]], atol=1e-6)
+        assert chain.parents[i] == -1 or chain.keys[chain.parents[i]] == whole.keys[whole.parents[index[key]]]
+    over = analyse_frames(whole)
+    b = index[(arm.name, bone.name)]
+    assert over.shear[0, b] > 10 and over.shear[-1, b] < 1e-3  # sheared while the armature is stretched
+
+
+def test_a_node_set_that_changes_is_refused_by_name_and_the_frame_restored(empty_scene):
+    scene = empty_scene
+    animated_scenes.stretch_pair(scene)
+    scene.frame_set(2)
+
+    def add_object(scene, *_args):
+        if scene.frame_current == 4 and "Spawned" not in bpy.data.objects:
+            scene.collection.objects.link(bpy.data.objects.new("Spawned", None))
+
+    bpy.app.handlers.frame_change_pre.append(add_object)
+    try:
+        with pytest.raises(SceneDataError, match=r"2 objects at frame 1, 3 at frame 4"):
+            read_frames(scene, range(1, 8))
+    finally:
+        bpy.app.handlers.frame_change_pre.remove(add_object)
+    assert scene.frame_current == 2
+
+
+def test_stopping_a_reader_half_way_restores_the_frame(empty_scene):
+    scene = empty_scene
+    animated_scenes.stretch_pair(scene)
+    scene.frame_set(9)
+    reader = FrameReader(scene, range(1, 22))
+    with pytest.raises(ValueError, match="no frame read yet"):
+        reader.series()
+    for _ in range(5):
+        assert not reader.step()
+    assert scene.frame_current == 5
+    reader.restore()
+    assert scene.frame_current == 9
+    assert len(reader.series()) == 5
+
+
+def test_rigify_rig_shears_only_at_the_stretched_frames(empty_scene):
+    scene = empty_scene
+    rig = animated_scenes.stretchy_rigify(scene, frames=30)
+    assert len(rig.pose.bones) > 500
+    series = read_frames(scene, range(1, 31))
+    over = analyse_frames(series)
+    low, peak, high = animated_scenes.STRETCH
+    sheared = {int(f) for f, s in zip(series.frames, over.shear.max(axis=1), strict=True) if s > 0.1}
+    assert sheared == set(range(low + 1, high))  # keys at low and high are unscaled
+    assert int(series.frames[np.argmax(over.shear.max(axis=1))]) == peak
+    bones = [i for i, (_obj, bone) in enumerate(series.keys) if bone]
+    flagged_bones = [i for i in bones if over.flagged[i]]
+    assert len(flagged_bones) > 100
+    assert all(low < over.worst_frame[i] < high for i in flagged_bones)
