@@ -29,6 +29,13 @@ class Nodes:
     bounds in the node's own space (scene units). ``notes[i]`` says why node i is
     "evaluated differently" (constraints, drivers, physics...), "" when Blender's matrix
     follows from the raw properties.
+
+    Optional facts a scene adapter may add (:func:`..scene.rig_info.annotate`), used by
+    the advice, the cause groups and the scan filter; their defaults say "unknown":
+    ``channel_scale (N, 3)`` the scale the user typed (object scale times delta scale,
+    a pose bone's scale; NaN unknown), ``inherit_scale[i]`` a bone's Inherit Scale mode
+    ("" for objects), ``deform (N,)`` bool a bone's Deform option, ``types[i]`` an
+    object's type ("MESH", "ARMATURE", ...; "" for bones).
     """
 
     keys: list[tuple[str, str]] = field(default_factory=list)
@@ -37,10 +44,23 @@ class Nodes:
     box_min: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     box_max: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     notes: list[str] = field(default_factory=list)
+    channel_scale: np.ndarray | None = None
+    inherit_scale: list[str] = field(default_factory=list)
+    deform: np.ndarray | None = None
+    types: list[str] = field(default_factory=list)
 
     def __post_init__(self):
+        n = len(self.keys)
         if not self.notes:
-            self.notes = [""] * len(self.keys)
+            self.notes = [""] * n
+        if self.channel_scale is None:
+            self.channel_scale = np.full((n, 3), np.nan)
+        if not self.inherit_scale:
+            self.inherit_scale = [""] * n
+        if self.deform is None:
+            self.deform = np.zeros(n, dtype=bool)
+        if not self.types:
+            self.types = [""] * n
 
     def __len__(self) -> int:
         return len(self.keys)

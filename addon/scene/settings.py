@@ -9,6 +9,7 @@ import dataclasses
 import bpy
 
 from ..model.overlay_geometry import OverlayStyle
+from ..model.text import Units
 from ..model.thresholds import Thresholds
 
 #: The add-on's module name (``hierarchy_inspector`` or ``bl_ext.<repo>.hierarchy_inspector``).
@@ -39,3 +40,13 @@ def overlay_style(context=None) -> OverlayStyle:
     if prefs is None:
         return OverlayStyle()
     return OverlayStyle(**{f.name: _plain(getattr(prefs, f.name)) for f in dataclasses.fields(OverlayStyle)})
+
+
+def units(context=None) -> Units:
+    """The scene's unit system and scale, for writing lengths (``1.27 m``, ``4.17 ft``)."""
+    context = context or bpy.context
+    scene = getattr(context, "scene", None)
+    if scene is None:
+        return Units()
+    unit = scene.unit_settings
+    return Units(system=unit.system, scale_length=float(unit.scale_length) or 1.0)

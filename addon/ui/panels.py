@@ -3,21 +3,18 @@ built Blender-free by :mod:`..model.views`; the values come from :mod:`..scene.l
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 import bpy
 
+from ..model.advice.actions import advice
 from ..model.explain import explain
 from ..model.nodes import BONE
-from ..model.views import chain_rows, focus_index, node_sections
-from ..scene import live
+from ..model.views import chain_rows, deviation_section, focus_index, node_sections
+from ..scene import live, settings
+from . import fit
 
 CATEGORY = "Hierarchy"
-#: Average width of a character of the UI font at UI scale 1, in pixels (for wrapping).
-_CHAR_PX = 6.5
-#: Room taken by the panel's margins and a label's icon, in pixels at UI scale 1.
-_MARGIN_PX = 50
 
 
 class SidebarPanel:
@@ -28,20 +25,56 @@ class SidebarPanel:
     bl_category = CATEGORY
 
 
-def wrap_width(context) -> int:
-    """How many characters fit on one label line of the current region (its real
-    width and the UI scale; at least 20)."""
-    region = getattr(context, "region", None)
-    scale = context.preferences.system.ui_scale if context.preferences else 1.0
-    width = region.width if region is not None else 300
-    return max(20, int((width / scale - _MARGIN_PX) / _CHAR_PX))
-
-
-def draw_wrapped(layout, text: str, width: int, icon: str = "ERROR") -> None:
-    """``text`` as labels of at most ``width`` characters, the icon on the first."""
+def draw_wrapped(layout, context, text: str, icon: str = "ERROR") -> None:
+    """``text`` as labels wrapped to the region's real width, the icon on the first."""
     col = layout.column(align=True)
-    for k, line in enumerate(textwrap.wrap(text, width) or [""]):
+    width = fit.region_px(context) - fit.ICON_PX * fit.ui_scale(context)
+    for k, line in enumerate(fit.wrap(context, text, width)):
         col.label(text=line, icon=icon if k == 0 else "BLANK1")
+
+
+def draw_section(layout, context, section) -> None:
+    """A titled box of label / value rows; the value column gets what the labels leave."""
+    box = layout.box()
+    box.label(text=section.title)
+    col = box.column(align=True)
+    for label, value in section.rows:
+        split = col.split(factor=0.34, align=True)
+        split.label(text=label)
+        split.label(text=value)
+    if section.note:
+        draw_wrapped(box, context, section.note, icon="INFO")
+
+
+def draw_chain(layout, context, ins, chain, focus: int) -> None:
+    """The chain, left-aligned and indented by depth: names elided from the start
+    (the distinguishing end kept), the numbers on the right never elided."""
+    units = settings.units(context)
+    rows = chain_rows(ins, chain, units)
+    scale = fit.ui_scale(context)
+    total = fit.region_px(context)
+    numbers = max(fit.text_px(context, r.summary) for r in rows) + 8 * scale
+    col = layout.column(align=True)
+    for r in rows:
+        indent = min(r.depth, 6) * 8 * scale
+        room = total - numbers - indent - 2 * fit.ICON_PX * scale
+        row = col.row(align=True)
+        split = row.split(factor=max(0.2, min(0.85, 1.0 - numbers / total)), align=True)
+        left = split.row(align=True)
+        left.alignment = "LEFT"
+        if indent:
+            left.separator(factor=indent / (10 * scale))
+        icon: Any = "ERROR" if r.flagged else ("BONE_DATA" if ins.nodes.kind(r.index) == BONE else "OBJECT_DATA")
+        op = left.operator(
+            "hierarchy_inspector.show_details",
+            text=fit.fit_start(context, r.name, room),
+            icon=icon,
+            emboss=r.index == focus,
+        )
+        op.object_name, op.bone_name = ins.nodes.keys[r.index]
+        right = split.row(align=True)
+        right.alignment = "RIGHT"
+        right.label(text=r.summary)
 
 
 class HI_PT_inspector(SidebarPanel, bpy.types.Panel):
@@ -54,41 +87,57 @@ class HI_PT_inspector(SidebarPanel, bpy.types.Panel):
 
     def draw(self, context):
         layout = self.layout
-        settings = context.scene.hierarchy_inspector
+        chosen = context.scene.hierarchy_inspector
         try:
             view = live.chain_view(context)
         except Exception as exc:  # never break the sidebar: say what failed instead
-            draw_wrapped(layout, f"Cannot inspect: {exc}", wrap_width(context))
+            draw_wrapped(layout, context, f"Cannot inspect: {exc}")
             return
         if view is None:
             layout.label(text="Select an object or a pose bone", icon="INFO")
             return
         ins = view.inspection
+        units = settings.units(context)
+        focus = focus_index(ins, view.chain, (chosen.detail_object, chosen.detail_bone))
         box = layout.box()
-        box.label(text="Chain (root to active)", icon="OUTLINER")
-        col = box.column(align=True)
-        focus = focus_index(ins, view.chain, (settings.detail_object, settings.detail_bone))
-        for i, label, summary, flagged in chain_rows(ins, view.chain):
-            row = col.row(align=True)
-            icon: Any = "ERROR" if flagged else ("BONE_DATA" if ins.nodes.kind(i) == BONE else "OBJECT_DATA")
-            op = row.operator("hierarchy_inspector.show_details", text=label, icon=icon, emboss=i == focus)
-            op.object_name, op.bone_name = ins.nodes.keys[i]
-            row.label(text=summary)
-        layout.label(text=ins.nodes.label(focus), icon="PINNED")
-        width = wrap_width(context)
-        for warning in explain(ins, focus):
-            draw_wrapped(layout, warning, width)
-        for section in node_sections(ins, focus):
-            sbox = layout.box()
-            sbox.label(text=section.title)
-            col = sbox.column(align=True)
-            for label, value in section.rows:
-                split = col.split(factor=0.3, align=True)  # label and value on one row
-                split.label(text=label)
-                split.label(text=value)
+        box.label(text="Chain (root to active): shear, corners", icon="OUTLINER")
+        draw_chain(box, context, ins, view.chain, focus)
+        layout.label(text=fit.fit_start(context, ins.nodes.label(focus), fit.region_px(context)), icon="PINNED")
+        draw_section(layout, context, deviation_section(ins, focus, units, live.export_residual(view)))
+        for warning in explain(ins, focus, units):
+            draw_wrapped(layout, context, warning)
+        todo = advice(ins, focus)
+        if todo:
+            col = layout.column(align=True)
+            col.label(text="What to do", icon="LIGHT")
+            for item in todo:
+                draw_wrapped(col, context, item.text, icon="DOT")
         row = layout.row(align=True)
         row.operator("hierarchy_inspector.copy_comparison", icon="COPYDOWN")
         row.operator("hierarchy_inspector.select_flagged", icon="RESTRICT_SELECT_OFF")
+
+
+class HI_PT_details(SidebarPanel, bpy.types.Panel):
+    bl_idname = "HI_PT_details"
+    bl_label = "Transforms"
+    bl_parent_id = "HI_PT_inspector"
+
+    @classmethod
+    def poll(cls, context):
+        return context.active_object is not None
+
+    def draw(self, context):
+        try:
+            view = live.chain_view(context)
+        except Exception:  # the parent panel says what failed
+            return
+        if view is None:
+            return
+        chosen = context.scene.hierarchy_inspector
+        focus = focus_index(view.inspection, view.chain, (chosen.detail_object, chosen.detail_bone))
+        sections = node_sections(view.inspection, focus, settings.units(context), live.export_residual(view))
+        for section in sections[1:]:  # the deviation is drawn first, in the parent panel
+            draw_section(self.layout, context, section)
 
 
 class HI_PT_overlay(SidebarPanel, bpy.types.Panel):
@@ -149,4 +198,4 @@ class HI_PT_fix(SidebarPanel, bpy.types.Panel):
         col.operator("hierarchy_inspector.export_accumulated", icon="EXPORT")
 
 
-CLASSES = (HI_PT_inspector, HI_PT_overlay, HI_PT_scan, HI_PT_fix)
+CLASSES = (HI_PT_inspector, HI_PT_details, HI_PT_overlay, HI_PT_scan, HI_PT_fix)

@@ -1,0 +1,66 @@
+"""Fitting text to the sidebar's real width: measured with the UI font (``blf``) at
+the user's UI scale, so names are elided from the start (their distinguishing end
+kept), numbers never, and warnings wrap where the region ends."""
+
+from __future__ import annotations
+
+import blf
+
+from ..model.text import elide_start
+
+#: Room a panel's margins, its scroll bar and a label's icon take, in pixels at UI scale 1.
+MARGIN_PX = 44.0
+ICON_PX = 22.0
+
+
+def ui_scale(context) -> float:
+    prefs = getattr(context, "preferences", None)
+    return float(prefs.system.ui_scale) if prefs is not None else 1.0
+
+
+def _font_px(context) -> float:
+    prefs = getattr(context, "preferences", None)
+    points = prefs.ui_styles[0].widget.points if prefs is not None and len(prefs.ui_styles) else 11
+    return float(points) * ui_scale(context)
+
+
+def text_px(context, text: str) -> float:
+    """Width of ``text`` in pixels in the UI's label font."""
+    blf.size(0, _font_px(context))
+    return float(blf.dimensions(0, text)[0])
+
+
+def region_px(context) -> float:
+    """Usable width of the current region's panels, pixels (300 without a region)."""
+    region = getattr(context, "region", None)
+    width = float(region.width) if region is not None else 300.0
+    return max(60.0, width - MARGIN_PX * ui_scale(context))
+
+
+def fit_start(context, text: str, px: float) -> str:
+    """``text`` elided from the start (``…ine.003``) so that it fits ``px`` pixels."""
+    if text_px(context, text) <= px:
+        return text
+    lo, hi = 1, len(text)  # the largest character count that fits
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if text_px(context, elide_start(text, mid)) <= px:
+            lo = mid
+        else:
+            hi = mid - 1
+    return elide_start(text, lo)
+
+
+def wrap(context, text: str, px: float) -> list[str]:
+    """``text`` broken at spaces into lines no wider than ``px`` pixels (a word longer
+    than a line gets a line of its own)."""
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        candidate = f"{current} {word}" if current else word
+        if current and text_px(context, candidate) > px:
+            lines.append(current)
+            current = word
+        else:
+            current = candidate
+    return [*lines, current] if current else lines or [""]
