@@ -44,20 +44,20 @@ class Nodes:
     box_min: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     box_max: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     notes: list[str] = field(default_factory=list)
-    channel_scale: np.ndarray | None = None
+    channel_scale: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     inherit_scale: list[str] = field(default_factory=list)
-    deform: np.ndarray | None = None
+    deform: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     types: list[str] = field(default_factory=list)
 
     def __post_init__(self):
         n = len(self.keys)
         if not self.notes:
             self.notes = [""] * n
-        if self.channel_scale is None:
+        if len(self.channel_scale) != n:
             self.channel_scale = np.full((n, 3), np.nan)
         if not self.inherit_scale:
             self.inherit_scale = [""] * n
-        if self.deform is None:
+        if len(self.deform) != n:
             self.deform = np.zeros(n, dtype=bool)
         if not self.types:
             self.types = [""] * n

@@ -50,25 +50,25 @@ def annotate(nodes: Nodes, objects=None) -> Nodes:
     deform = np.zeros(n, dtype=bool)
     bones: dict[str, dict[str, int]] = {}
     named: dict[str, list[int]] = {}
-    for i, (obj, bone) in enumerate(nodes.keys):
+    for i, (owner, bone) in enumerate(nodes.keys):
         if bone:
-            bones.setdefault(obj, {})[bone] = i
+            bones.setdefault(owner, {})[bone] = i
         else:
-            named.setdefault(obj, []).append(i)
+            named.setdefault(owner, []).append(i)
     n_obj = sum(len(rows) for rows in named.values())
     if objects is not None and hasattr(objects, "foreach_get") and len(objects) == n_obj:
         channel[:n_obj] = _scales(objects, n_obj) * _scales(objects, n_obj, "delta_scale")
         nodes.types[:n_obj] = [o.type for o in objects]
     else:
-        for name, rows in named.items():
-            obj = bpy.data.objects.get(name)
+        for object_name, rows in named.items():
+            obj = bpy.data.objects.get(object_name)
             if obj is None:
                 continue
             channel[rows] = np.asarray(obj.scale, dtype=np.float64) * np.asarray(obj.delta_scale, dtype=np.float64)
             for i in rows:
                 nodes.types[i] = obj.type
-    for name, index in bones.items():
-        arm = bpy.data.objects.get(name)
+    for armature_name, index in bones.items():
+        arm = bpy.data.objects.get(armature_name)
         if arm is None or arm.type != "ARMATURE" or arm.pose is None:
             continue
         pose_bones = arm.pose.bones

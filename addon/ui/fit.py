@@ -4,6 +4,8 @@ kept), numbers never, and warnings wrap where the region ends."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import blf
 
 from ..model.text import elide_start
@@ -19,15 +21,16 @@ def ui_scale(context) -> float:
 
 
 def _font_px(context) -> float:
-    prefs = getattr(context, "preferences", None)
-    points = prefs.ui_styles[0].widget.points if prefs is not None and len(prefs.ui_styles) else 11
+    styles: Any = getattr(getattr(context, "preferences", None), "ui_styles", None)
+    points = styles[0].widget.points if styles else 11
     return float(points) * ui_scale(context)
 
 
 def text_px(context, text: str) -> float:
     """Width of ``text`` in pixels in the UI's label font."""
     blf.size(0, _font_px(context))
-    return float(blf.dimensions(0, text)[0])
+    size: Any = blf.dimensions(0, text)  # (width, height); the stubs say None
+    return float(size[0])
 
 
 def region_px(context) -> float:

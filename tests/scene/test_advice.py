@@ -183,3 +183,23 @@ def test_bones_get_bone_advice_and_say_when_blender_has_no_fix(scene_file):
     assert scaled["APPLY_SCALE"].target == index[("Scaled rig", "")]
     assert "NO_FIX" in scaled and "no TRS and no setting" in scaled["NO_FIX"].text
     assert math.isfinite(ins.worst_corner[index[("Scaled rig", "B")]])
+
+
+def test_after_bake_the_message_says_per_family_what_changed(addon):
+    from hierarchy_inspector.addon.model.advice.after_fix import families, few, summary
+    from hierarchy_inspector.addon.model.text import Units
+
+    demo_scenes.build_demo_scene(bpy.context.scene)
+    before = scan_scene(bpy.context.scene)
+    baked = bake.bake_residual(before)
+    after = scan_scene(bpy.context.scene)
+    text = summary("Baked", baked, before, after, Units("METRIC"), bake=True)
+    b, f = families(before), families(after)
+    # 'Child' is sheared: the accumulated export missed it before and places it after.
+    assert ("Child", "") in b.accumulated_export and ("Child", "") not in f.accumulated_export
+    limit = after.thresholds.corner
+    residual = accumulated_locals(after)[1].max_corner
+    assert len(f.accumulated_export) == int((residual > limit).sum())
+    assert f"Export accumulated TRS off for {len(b.accumulated_export)} -> {len(f.accumulated_export)} nodes" in text
+    assert text.startswith(f"Baked {len(baked)} object") and "sheared bones are unchanged" in text
+    assert few([f"n{k}" for k in range(300)]) == "'n0', 'n1', 'n2' and 297 more"
