@@ -112,9 +112,7 @@ class HI_PT_inspector(SidebarPanel, bpy.types.Panel):
             col.label(text="What to do", icon="LIGHT")
             for item in todo:
                 draw_wrapped(col, context, item.text, icon="DOT")
-        row = layout.row(align=True)
-        row.operator("hierarchy_inspector.copy_comparison", icon="COPYDOWN")
-        row.operator("hierarchy_inspector.select_flagged", icon="RESTRICT_SELECT_OFF")
+        layout.operator("hierarchy_inspector.copy_comparison", icon="COPYDOWN")
 
 
 class HI_PT_details(SidebarPanel, bpy.types.Panel):
@@ -165,19 +163,28 @@ class HI_PT_scan(SidebarPanel, bpy.types.Panel):
 
     def draw(self, context):
         layout = self.layout
-        settings = context.scene.hierarchy_inspector
+        scene_settings = context.scene.hierarchy_inspector
         layout.operator("hierarchy_inspector.scan", icon="VIEWZOOM")
-        if not settings.scan_done:
+        if not scene_settings.scan_done:
             layout.label(text="Not scanned yet")
             return
         layout.label(
-            text=f"{len(settings.scan_items)} flagged of {settings.scan_nodes} nodes ({settings.scan_seconds:.2f} s)"
+            text=f"{len(scene_settings.scan_items):,} flagged of {scene_settings.scan_nodes:,} nodes "
+            f"({scene_settings.scan_seconds:.2f} s)"
         )
-        row = layout.row()
-        row.label(text="Node")
-        row.label(text="Corners")
-        row.label(text="Shear")
-        layout.template_list("HI_UL_scan", "", settings, "scan_items", settings, "scan_index", rows=6)
+        if not live.scan_is_current():
+            layout.label(text="Scene changed since the scan", icon="INFO")
+        layout.label(text="Causes: scaled node, flagged, worst")
+        layout.template_list(
+            "HI_UL_scan_groups", "", scene_settings, "scan_groups", scene_settings, "scan_group_index", rows=3
+        )
+        layout.prop(scene_settings, "scan_by_cause")
+        row = layout.row(align=True)
+        row.prop(scene_settings, "scan_kind", text="")
+        row.prop(scene_settings, "scan_sort", text="")
+        layout.label(text="Flagged: corners, shear")
+        layout.template_list("HI_UL_scan", "", scene_settings, "scan_items", scene_settings, "scan_index", rows=8)
+        layout.operator("hierarchy_inspector.select_flagged", icon="RESTRICT_SELECT_OFF")
 
 
 class HI_PT_fix(SidebarPanel, bpy.types.Panel):
