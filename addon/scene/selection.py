@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import bpy
 
 
-def _set_mode(context, obj, mode: str) -> None:
+def _set_mode(context, obj, mode: Any) -> None:
     """Switch ``obj`` (made active) to ``mode`` if it is not there already."""
     if obj.mode != mode:
         with context.temp_override(active_object=obj, object=obj):

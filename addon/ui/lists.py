@@ -3,6 +3,8 @@ and cause, sorted by corners, shear or name)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import bpy
 
 from ..scene import settings
@@ -64,8 +66,8 @@ class HI_UL_scan(bpy.types.UIList):
     def filter_items(self, context, data, propname):
         items = getattr(data, propname)
         scene_settings = data
-        helper = bpy.types.UI_UL_list
-        flags = (
+        helper: Any = bpy.types.UI_UL_list
+        flags: list[int] = (
             helper.filter_items_by_name(self.filter_name, self.bitflag_filter_item, items, "bone_name")
             if self.filter_name
             else [self.bitflag_filter_item] * len(items)
@@ -74,6 +76,7 @@ class HI_UL_scan(bpy.types.UIList):
             by_object = helper.filter_items_by_name(self.filter_name, self.bitflag_filter_item, items, "object_name")
             flags = [f if it.bone_name else o for f, o, it in zip(flags, by_object, items, strict=True)]
         flags = [f if f and visible(it, scene_settings) else 0 for f, it in zip(flags, items, strict=True)]
+        order: list[int]
         sort = scene_settings.scan_sort
         if sort == "NAME":
             order = helper.sort_items_helper(

@@ -151,7 +151,10 @@ class HI_PT_overlay(SidebarPanel, bpy.types.Panel):
         col = layout.column()
         col.active = settings.overlay
         col.prop(settings, "overlay_scope", expand=True)
+        if settings.overlay_scope == "FLAGGED":
+            col.prop(settings, "overlay_per_cause")
         col.prop(settings, "show_accumulated_axes")
+        col.label(text="Blender: blue, skewed peach to pink; engines: green", icon="INFO")
         if settings.overlay_scope == "FLAGGED" and not live.scan_is_current():
             col.label(text="Scene changed since the last scan", icon="INFO")
 

@@ -75,6 +75,11 @@ class HI_SceneSettings(bpy.types.PropertyGroup):
         ),
         default="CHAIN",
     )
+    overlay_per_cause: BoolProperty(  # type: ignore[valid-type]
+        name="One per cause",
+        description="Draw the worst node of each cause group instead of the worst N (N: the add-on preferences)",
+        default=False,
+    )
     show_accumulated_axes: BoolProperty(  # type: ignore[valid-type]
         name="Accumulated scale axes",
         description="Draw the local axes along which accumulating engines apply scale",

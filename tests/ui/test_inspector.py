@@ -221,7 +221,8 @@ def test_overlay_lines_place_boxes_like_blender_and_colour_skew(demo):
     prefs = overlay_geometry.OverlayStyle()
     coords, colours = overlay_geometry.overlay_lines(view.inspection, view.chain, prefs, axes=True)
     k = len(view.chain)
-    assert coords.shape == (k * 24 * 2 + k * 6, 3) and colours.shape == (len(coords), 4)
+    hot = int(view.inspection.flagged[view.chain].sum())  # the engine box and axes: flagged nodes only
+    assert hot == 1 and coords.shape == (k * 24 + hot * (24 + 6), 3) and colours.shape == (len(coords), 4)
     child = bpy.data.objects["Child"]
     blender_corners = {
         tuple(np.round(np.asarray(child.matrix_world) @ np.append(c, 1.0), 4)[:3]) for c in child.bound_box

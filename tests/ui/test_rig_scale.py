@@ -151,3 +151,58 @@ def test_bone_advice_holds_on_the_rig(rig, rig_file):
         after = scan_scene(bpy.context.scene)
         still = [k for k in keys if after.flagged[after.nodes.index()[k]]]
         assert not still, (target, still[:5], len(still))
+
+
+def _drawn_colours(style) -> np.ndarray:
+    """Every colour the overlay can draw (the skew ramp sampled, the axis shades)."""
+    from hierarchy_inspector.addon.model.overlay_geometry import skew_colours
+
+    ramp = skew_colours(np.linspace(0.2, 40.0, 9), style)[:, :3]
+    fixed = np.array([style.colour_blender, style.colour_accumulated])[:, :3]
+    return np.vstack([ramp, fixed])
+
+
+def test_overlay_palette_keeps_clear_of_theme_and_rigify_bone_colours(rig):
+    from hierarchy_inspector.addon.scene import settings
+
+    theme = bpy.context.preferences.themes[0]
+    bone_colours = [tuple(getattr(s, a)) for s in theme.bone_color_sets for a in ("normal", "select", "active")]
+    view = theme.view_3d
+    bone_colours += [tuple(view.bone_pose)[:3], tuple(view.bone_pose_active)[:3], tuple(view.bone_solid)[:3]]
+    rigify = {tuple(b.color.custom.normal) for b in rig.pose.bones if b.color.palette == "CUSTOM"}
+    rigify |= {tuple(b.color.custom.normal) for b in rig.data.bones if b.color.palette == "CUSTOM"}
+    assert len(rigify) >= 4  # Rigify's IK / FK / tweak / special colours
+    reference = np.array(bone_colours + sorted(rigify))[:, :3]
+    drawn = _drawn_colours(settings.overlay_style(bpy.context))
+    # Axis shades as the overlay builds them: drawn for a flagged node.
+    from hierarchy_inspector.addon.model.overlay_geometry import overlay_lines
+
+    scan = scan_scene(bpy.context.scene)
+    worst = scan.worst_first()[:1]
+    _coords, colours = overlay_lines(scan, worst, settings.overlay_style(bpy.context), axes=True)
+    drawn = np.vstack([drawn, np.unique(colours[:, :3], axis=0)])
+    distance = np.linalg.norm(drawn[:, None, :] - reference[None, :, :], axis=-1).min()
+    assert distance > 0.25, distance
+
+
+def test_overlay_draws_no_cage_and_at_most_the_worst_n(rig):
+    from hierarchy_inspector.addon.model.overlay_geometry import overlay_indices
+
+    scan = scan_scene(bpy.context.scene)
+    index = scan.nodes.index()
+    arm = index[("rig", "")]
+    assert not scan.flagged[arm]
+    chain = scan.nodes.chain(index[("rig", "DEF-forearm.L.001")])
+    shown = overlay_indices(scan, chain)
+    assert arm not in shown and len(shown) == len(chain) - 1
+    flagged = np.flatnonzero(scan.flagged)
+    worst = overlay_indices(scan, flagged, 25)
+    assert list(worst) == sorted(scan.worst_first(flagged)[:25].tolist())
+    per_cause = overlay_indices(scan, flagged, 25, per_cause=True)
+    settings = bpy.context.scene.hierarchy_inspector
+    bpy.ops.hierarchy_inspector.scan()
+    assert len(per_cause) == len(settings.scan_groups)
+    assert {scan.nodes.keys[i] for i in per_cause} == {
+        (it.object_name, it.bone_name)
+        for it in (next(x for x in settings.scan_items if x.group == g) for g in range(len(settings.scan_groups)))
+    }
