@@ -23,6 +23,16 @@ def visible(item, scene_settings) -> bool:
     return not scene_settings.scan_by_cause or item.group == scene_settings.scan_group_index
 
 
+#: The scan rows last drawn: (text, pixels it needs, pixels it was given), for the
+#: real-window test; cleared by the scan panel's draw.
+DRAWN: list[tuple[str, float, float]] = []
+
+
+def _record(context, text: str, allotted: float) -> str:
+    DRAWN.append((text, fit.text_px(context, text), float(allotted)))
+    return text
+
+
 class HI_UL_scan_groups(bpy.types.UIList):
     """One row per cause: the scaled node and how many flagged nodes it explains."""
 
@@ -53,15 +63,17 @@ class HI_UL_scan(bpy.types.UIList):
         numbers = f"{units.length(item.max_corner)}  {item.shear_deg:.1f}\N{DEGREE SIGN}"
         total = fit.region_px(context) - 24 * fit.ui_scale(context)  # the list's own scroll bar
         width = fit.text_px(context, numbers) + 12 * fit.ui_scale(context)
-        split = layout.split(factor=max(0.3, min(0.8, 1.0 - width / total)), align=True)
+        factor = max(0.3, min(0.8, 1.0 - width / total))
+        split = layout.split(factor=factor, align=True)
         name = item.bone_name or item.object_name
+        room = factor * total - fit.ICON_PX * fit.ui_scale(context)
         split.label(
-            text=fit.fit_start(context, name, (1.0 - width / total) * total - fit.ICON_PX),
+            text=_record(context, fit.fit_start(context, name, room), room),
             icon="BONE_DATA" if item.bone_name else "OBJECT_DATA",
         )
         right = split.row(align=True)
         right.alignment = "RIGHT"
-        right.label(text=numbers)
+        right.label(text=_record(context, numbers, (1.0 - factor) * total))
 
     def filter_items(self, context, data, propname):
         items = getattr(data, propname)

@@ -12,9 +12,17 @@ from ..model.explain import explain
 from ..model.nodes import BONE
 from ..model.views import chain_rows, deviation_section, focus_index, node_sections
 from ..scene import live, settings
-from . import fit
+from . import fit, lists
 
 CATEGORY = "Hierarchy"
+#: What the last draw put where, per list ("chain", "warnings", "scan"): (text, pixels it
+#: needs, pixels it was given). The real-window test checks that nothing was cut.
+DRAWN: dict[str, list[tuple[str, float, float]]] = {}
+
+
+def record(kind: str, context, text: str, allotted: float) -> str:
+    DRAWN.setdefault(kind, []).append((text, fit.text_px(context, text), float(allotted)))
+    return text
 
 
 class SidebarPanel:
@@ -30,7 +38,7 @@ def draw_wrapped(layout, context, text: str, icon: str = "ERROR") -> None:
     col = layout.column(align=True)
     width = fit.region_px(context) - fit.ICON_PX * fit.ui_scale(context)
     for k, line in enumerate(fit.wrap(context, text, width)):
-        col.label(text=line, icon=icon if k == 0 else "BLANK1")
+        col.label(text=record("warnings", context, line, width), icon=icon if k == 0 else "BLANK1")
 
 
 def draw_section(layout, context, section) -> None:
@@ -51,15 +59,17 @@ def draw_chain(layout, context, ins, chain, focus: int) -> None:
     (the distinguishing end kept), the numbers on the right never elided."""
     units = settings.units(context)
     rows = chain_rows(ins, chain, units)
+    DRAWN["chain"] = []
     scale = fit.ui_scale(context)
     total = fit.region_px(context)
     numbers = max(fit.text_px(context, r.summary) for r in rows) + 8 * scale
     col = layout.column(align=True)
     for r in rows:
         indent = min(r.depth, 6) * 8 * scale
-        room = total - numbers - indent - 2 * fit.ICON_PX * scale
         row = col.row(align=True)
-        split = row.split(factor=max(0.2, min(0.85, 1.0 - numbers / total)), align=True)
+        factor = max(0.2, min(0.85, 1.0 - numbers / total))
+        room = factor * total - indent - 2 * fit.ICON_PX * scale
+        split = row.split(factor=factor, align=True)
         left = split.row(align=True)
         left.alignment = "LEFT"
         if indent:
@@ -67,14 +77,14 @@ def draw_chain(layout, context, ins, chain, focus: int) -> None:
         icon: Any = "ERROR" if r.flagged else ("BONE_DATA" if ins.nodes.kind(r.index) == BONE else "OBJECT_DATA")
         op = left.operator(
             "hierarchy_inspector.show_details",
-            text=fit.fit_start(context, r.name, room),
+            text=record("chain", context, fit.fit_start(context, r.name, room), room),
             icon=icon,
             emboss=r.index == focus,
         )
         op.object_name, op.bone_name = ins.nodes.keys[r.index]
         right = split.row(align=True)
         right.alignment = "RIGHT"
-        right.label(text=r.summary)
+        right.label(text=record("chain", context, r.summary, (1.0 - factor) * total))
 
 
 class HI_PT_inspector(SidebarPanel, bpy.types.Panel):
@@ -98,6 +108,7 @@ class HI_PT_inspector(SidebarPanel, bpy.types.Panel):
             return
         ins = view.inspection
         units = settings.units(context)
+        DRAWN["warnings"] = []
         focus = focus_index(ins, view.chain, (chosen.detail_object, chosen.detail_bone))
         box = layout.box()
         box.label(text="Chain (root to active): shear, corners", icon="OUTLINER")
@@ -186,6 +197,7 @@ class HI_PT_scan(SidebarPanel, bpy.types.Panel):
         row.prop(scene_settings, "scan_kind", text="")
         row.prop(scene_settings, "scan_sort", text="")
         layout.label(text="Flagged: corners, shear")
+        lists.DRAWN.clear()
         layout.template_list("HI_UL_scan", "", scene_settings, "scan_items", scene_settings, "scan_index", rows=8)
         layout.operator("hierarchy_inspector.select_flagged", icon="RESTRICT_SELECT_OFF")
 
