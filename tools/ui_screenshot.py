@@ -530,6 +530,9 @@ def rigify_rig(module, window, area, space, win_region, ui_region, record: dict,
     with bpy.context.temp_override(window=window, area=area, region=win_region, active_object=rig):
         bpy.ops.object.mode_set(mode="POSE")
     bone = "DEF-forearm.L.001"
+    deform = rig.data.collections_all.get("DEF")
+    if deform is not None:  # Rigify hides its deform bones; a hidden bone cannot be active
+        deform.is_visible = True
     for b in rig.data.bones:
         b.select = b.name == bone
     rig.data.bones.active = rig.data.bones[bone]

@@ -48,12 +48,9 @@ BONE_LOCAL_NOTE = (
 )
 
 
-def _deviation_value(dev, i: int, units: Units) -> str:
-    """``1.42 m, moved 0.794 m, 12.3°``: the corner distance first (the key number)."""
-    return (
-        f"{units.length(dev.max_corner[i])}, moved {units.length(dev.position[i])}, "
-        f"{fmt_num(dev.rotation_deg[i], 1)}{DEG}"
-    )
+def _moved(dev, i: int, units: Units) -> str:
+    """``70.7 cm, 12.3°``: how far the origin moves and how far the axes turn."""
+    return f"{units.length(dev.position[i])}, {fmt_num(dev.rotation_deg[i], 1)}{DEG}"
 
 
 def accumulated_export_residual(inspection: Inspection) -> np.ndarray | None:
@@ -66,17 +63,21 @@ def accumulated_export_residual(inspection: Inspection) -> np.ndarray | None:
 
 
 def deviation_section(inspection: Inspection, i: int, units: Units = PLAIN, residual=None) -> Section:
-    """How far each engine family puts node ``i``, plain imports first, then the
-    corrected exports (what Fix & export would give)."""
+    """How far each engine family puts node ``i`` (largest box-corner distance), how
+    far its origin moves and its axes turn, then what the corrected exports leave:
+    Export glTF (exact) is exact by construction (helper nodes where shear is lost),
+    Export accumulated TRS leaves the residual of Blender's own skew."""
     a = inspection.analysis
     residual = accumulated_export_residual(inspection) if residual is None else residual
     rows = [
-        ("glTF, Unity", _deviation_value(a.matrix_model_deviation, i, units)),
-        ("Unreal, Ogre", _deviation_value(a.accumulated_deviation, i, units)),
-        ("Exact glTF", "exact (helper nodes where shear is lost)"),
+        ("glTF, Unity", units.length(a.matrix_model_deviation.max_corner[i])),
+        ("Unreal, Ogre", units.length(a.accumulated_deviation.max_corner[i])),
+        ("glTF moved", _moved(a.matrix_model_deviation, i, units)),
+        ("Unreal moved", _moved(a.accumulated_deviation, i, units)),
+        ("Exact glTF", units.length(0.0)),
         ("Accum. export", "n/a (zero scale)" if residual is None else units.length(residual[i])),
     ]
-    return Section("Off in engines: corners, position, rotation", rows)
+    return Section("Off in engines (largest corner)", rows)
 
 
 def node_sections(inspection: Inspection, i: int, units: Units = PLAIN, residual=None) -> list[Section]:

@@ -13,6 +13,10 @@ from ..model.text import elide_start
 #: Room a panel's margins, its scroll bar and a label's icon take, in pixels at UI scale 1.
 MARGIN_PX = 44.0
 ICON_PX = 22.0
+#: A label's text inset on each side (Blender's UI_TEXT_MARGIN_X, 0.4 widget units), and
+#: the slack kept on top of the measured width (rounding, kerning), pixels at UI scale 1.
+PAD_PX = 8.0
+SLACK = 1.06
 
 
 def ui_scale(context) -> float:
@@ -33,6 +37,11 @@ def text_px(context, text: str) -> float:
     return float(size[0])
 
 
+def label_px(context, text: str) -> float:
+    """Width a label needs to show ``text`` whole: the text, its insets and some slack."""
+    return SLACK * text_px(context, text) + 2.0 * PAD_PX * ui_scale(context)
+
+
 def region_px(context) -> float:
     """Usable width of the current region's panels, pixels (300 without a region)."""
     region = getattr(context, "region", None)
@@ -41,13 +50,14 @@ def region_px(context) -> float:
 
 
 def fit_start(context, text: str, px: float) -> str:
-    """``text`` elided from the start (``…ine.003``) so that it fits ``px`` pixels."""
-    if text_px(context, text) <= px:
+    """``text`` elided from the start (``…ine.003``) so that a label ``px`` pixels wide
+    shows it whole (see :func:`label_px`)."""
+    if label_px(context, text) <= px:
         return text
     lo, hi = 1, len(text)  # the largest character count that fits
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if text_px(context, elide_start(text, mid)) <= px:
+        if label_px(context, elide_start(text, mid)) <= px:
             lo = mid
         else:
             hi = mid - 1
@@ -55,13 +65,13 @@ def fit_start(context, text: str, px: float) -> str:
 
 
 def wrap(context, text: str, px: float) -> list[str]:
-    """``text`` broken at spaces into lines no wider than ``px`` pixels (a word longer
-    than a line gets a line of its own)."""
+    """``text`` broken at spaces into lines that labels ``px`` pixels wide show whole
+    (a word longer than a line gets a line of its own)."""
     lines: list[str] = []
     current = ""
     for word in text.split():
         candidate = f"{current} {word}" if current else word
-        if current and text_px(context, candidate) > px:
+        if current and label_px(context, candidate) > px:
             lines.append(current)
             current = word
         else:

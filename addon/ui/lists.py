@@ -29,7 +29,7 @@ DRAWN: list[tuple[str, float, float]] = []
 
 
 def _record(context, text: str, allotted: float) -> str:
-    DRAWN.append((text, fit.text_px(context, text), float(allotted)))
+    DRAWN.append((text, fit.label_px(context, text), float(allotted)))
     return text
 
 
@@ -40,16 +40,18 @@ class HI_UL_scan_groups(bpy.types.UIList):
 
     def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
         units = settings.units(context)
-        count = f"{item.count}  {units.length(item.worst_corner)}"
-        split = layout.split(factor=0.7, align=True)
-        name = split.row(align=True)
-        name.label(
-            text=fit.fit_start(context, item.label, 0.7 * fit.region_px(context) - 2 * fit.ICON_PX),
+        numbers = f"{item.count}  {units.length(item.worst_corner)}"
+        total = fit.region_px(context) - 24 * fit.ui_scale(context)  # the list's own scroll bar
+        factor = max(0.3, min(0.8, 1.0 - fit.label_px(context, numbers) / total))
+        split = layout.split(factor=factor, align=True)
+        room = factor * total - fit.ICON_PX * fit.ui_scale(context)
+        split.label(
+            text=_record(context, fit.fit_start(context, item.label, room), room),
             icon="BONE_DATA" if item.bone_name else ("OBJECT_DATA" if item.object_name else "QUESTION"),
         )
-        numbers = split.row(align=True)
-        numbers.alignment = "RIGHT"
-        numbers.label(text=count)
+        right = split.row(align=True)
+        right.alignment = "RIGHT"
+        right.label(text=_record(context, numbers, (1.0 - factor) * total))
 
 
 class HI_UL_scan(bpy.types.UIList):
@@ -62,7 +64,7 @@ class HI_UL_scan(bpy.types.UIList):
         units = settings.units(context)
         numbers = f"{units.length(item.max_corner)}  {item.shear_deg:.1f}\N{DEGREE SIGN}"
         total = fit.region_px(context) - 24 * fit.ui_scale(context)  # the list's own scroll bar
-        width = fit.text_px(context, numbers) + 12 * fit.ui_scale(context)
+        width = fit.label_px(context, numbers)
         factor = max(0.3, min(0.8, 1.0 - width / total))
         split = layout.split(factor=factor, align=True)
         name = item.bone_name or item.object_name

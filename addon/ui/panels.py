@@ -21,7 +21,7 @@ DRAWN: dict[str, list[tuple[str, float, float]]] = {}
 
 
 def record(kind: str, context, text: str, allotted: float) -> str:
-    DRAWN.setdefault(kind, []).append((text, fit.text_px(context, text), float(allotted)))
+    DRAWN.setdefault(kind, []).append((text, fit.label_px(context, text), float(allotted)))
     return text
 
 
@@ -42,14 +42,18 @@ def draw_wrapped(layout, context, text: str, icon: str = "ERROR") -> None:
 
 
 def draw_section(layout, context, section) -> None:
-    """A titled box of label / value rows; the value column gets what the labels leave."""
+    """A titled box of label / value rows; the label column as wide as its longest
+    label needs (within a third and a half of the width), the values get the rest."""
     box = layout.box()
     box.label(text=section.title)
     col = box.column(align=True)
+    total = fit.region_px(context) - 12 * fit.ui_scale(context)  # the box's own margin
+    labels = max((fit.label_px(context, label) for label, _v in section.rows), default=0.0)
+    factor = max(0.3, min(0.5, labels / total))
     for label, value in section.rows:
-        split = col.split(factor=0.34, align=True)
-        split.label(text=label)
-        split.label(text=value)
+        split = col.split(factor=factor, align=True)
+        split.label(text=record("sections", context, label, factor * total))
+        split.label(text=record("sections", context, value, (1.0 - factor) * total))
     if section.note:
         draw_wrapped(box, context, section.note, icon="INFO")
 
@@ -62,13 +66,13 @@ def draw_chain(layout, context, ins, chain, focus: int) -> None:
     DRAWN["chain"] = []
     scale = fit.ui_scale(context)
     total = fit.region_px(context)
-    numbers = max(fit.text_px(context, r.summary) for r in rows) + 8 * scale
+    numbers = max(fit.label_px(context, r.summary) for r in rows)
     col = layout.column(align=True)
     for r in rows:
         indent = min(r.depth, 6) * 8 * scale
         row = col.row(align=True)
         factor = max(0.2, min(0.85, 1.0 - numbers / total))
-        room = factor * total - indent - 2 * fit.ICON_PX * scale
+        room = factor * total - indent - fit.ICON_PX * scale
         split = row.split(factor=factor, align=True)
         left = split.row(align=True)
         left.alignment = "LEFT"
@@ -109,6 +113,7 @@ class HI_PT_inspector(SidebarPanel, bpy.types.Panel):
         ins = view.inspection
         units = settings.units(context)
         DRAWN["warnings"] = []
+        DRAWN["sections"] = []
         focus = focus_index(ins, view.chain, (chosen.detail_object, chosen.detail_bone))
         box = layout.box()
         box.label(text="Chain (root to active): shear, corners", icon="OUTLINER")

@@ -41,7 +41,7 @@ def test_two_edits_give_two_cause_groups():
     assert ins.flagged[[2, 3, 6]].all() and not ins.flagged[[0, 7, 8]].any()
     assert sorted(g.cause for g in groups) == [1, 5]
     labels = {group_label(ins, g) for g in groups}
-    assert labels == {"torso scaled (1.3, 1, 0.7)", "upper scaled (1, 1.4, 0.8)"}
+    assert labels == {"torso (1.3, 1, 0.7)", "upper (1, 1.4, 0.8)"}
     for g in groups:  # worst first inside a group
         corners = ins.worst_corner[g.members]
         assert list(corners) == sorted(corners, reverse=True)

@@ -50,7 +50,7 @@ def test_two_edits_give_two_cause_groups_and_the_filters_split_them(rig):
     assert len(rig.pose.bones) > 600 and len(items) > 300
     groups = {(g.object_name, g.bone_name): g for g in settings.scan_groups}
     assert {("rig", "torso"), ("rig", "upper_arm_fk.L")} <= groups.keys()
-    assert groups[("rig", "torso")].label == "torso scaled (1.3, 1, 0.7)"
+    assert groups[("rig", "torso")].label == "torso (1.3, 1, 0.7)"
     # Every other group holds nodes with no scaled node above them (constraints copy the
     # edit from elsewhere): no third edit is invented.
     assert all(g.object_name == "" for key, g in groups.items() if key not in {("rig", b) for b in EDITS})

@@ -79,12 +79,13 @@ def cause_groups(inspection: Inspection, indices=None) -> list[CauseGroup]:
 
 
 def group_label(inspection: Inspection, group: CauseGroup) -> str:
-    """``torso scaled (1.3, 1, 0.7)``, or what the nodes without a scaled ancestor share."""
+    """``torso (1.3, 1, 0.7)``: the scaled node and its scale, or what the nodes
+    without a scaled ancestor share."""
     if group.cause < 0:
-        return "no scaled ancestor (parent inverse or constraints)"
+        return "no scaled parent (constraints, parent inverse)"
     nodes = inspection.nodes
     scale = nodes.channel_scale[group.cause]
     if not np.isfinite(scale).all():
         scale = inspection.analysis.local.scale[group.cause]
     values = ", ".join(f"{v:.3g}" for v in np.asarray(scale, dtype=float) + 0.0)
-    return f"{nodes.name(group.cause)} scaled ({values})"
+    return f"{nodes.name(group.cause)} ({values})"
