@@ -30,6 +30,8 @@ def format_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
 
 
 DEG = "\N{DEGREE SIGN}"
+#: Lengths below this (scene units) are written 0: float32 round-off, not a distance.
+ZERO_LENGTH = 1e-5
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,9 @@ class Units:
         ``digits`` significant digits; never elided, never in scientific notation
         above 1e-4."""
         v = float(value) * (self.scale_length if self.system != "NONE" else 1.0)
-        if self.system == "METRIC" and abs(v) < 1e-9:
+        if abs(v) < ZERO_LENGTH:  # float32 noise of Blender's matrices, not a distance
+            v = 0.0
+        if self.system == "METRIC" and v == 0.0:
             return "0 m"
         if self.system == "METRIC":
             for factor, unit in ((1.0, "m"), (100.0, "cm"), (1000.0, "mm")):

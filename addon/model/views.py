@@ -10,9 +10,7 @@ import numpy as np
 
 from ... import core
 from .advice.actions import advice
-from .errors import InspectorError
 from .explain import explain
-from .exports.accumulated import accumulated_locals
 from .inspection import Inspection
 from .nodes import BONE
 from .text import DEG, PLAIN, Units, fmt_num, fmt_vec
@@ -55,11 +53,19 @@ def _moved(dev, i: int, units: Units) -> str:
 
 def accumulated_export_residual(inspection: Inspection) -> np.ndarray | None:
     """``(N,)`` largest corner distance left by Fix > Export accumulated TRS (None when
-    a zero scale makes that export impossible)."""
-    try:
-        return accumulated_locals(inspection)[1].max_corner
-    except InspectorError:
+    a zero scale makes that export impossible).
+
+    That export rebuilds every world as Blender's world decomposed (translation,
+    rotation, scale; the shear dropped), so what it leaves is the distance between the
+    world and that TRS, node by node, without the export's hierarchy fold (equal to
+    :func:`.exports.accumulated.accumulated_locals`'s residual: tested on the demo and
+    on a Rigify rig). The panel computes it on every change.
+    """
+    nodes, world = inspection.nodes, inspection.world
+    has = nodes.parents >= 0
+    if np.any(world.scale[nodes.parents[has]] == 0.0):
         return None
+    return core.box_corner_distance(nodes.world, world.trs().to_matrix(), nodes.box_min, nodes.box_max)
 
 
 def deviation_section(inspection: Inspection, i: int, units: Units = PLAIN, residual=None) -> Section:

@@ -77,3 +77,37 @@ def wrap(context, text: str, px: float) -> list[str]:
         else:
             current = candidate
     return [*lines, current] if current else lines or [""]
+
+
+def _fit_middle(context, text: str, px: float, head: int) -> str:
+    """The first ``head`` characters, an ellipsis, and as much of the end as fits."""
+    lo, hi = 0, len(text) - head
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if label_px(context, f"{text[:head]}\N{HORIZONTAL ELLIPSIS}{text[-mid:]}") <= px:
+            lo = mid
+        else:
+            hi = mid - 1
+    return f"{text[:head]}\N{HORIZONTAL ELLIPSIS}{text[-lo:] if lo else ''}"
+
+
+def fit_names(context, names: list[str], rooms: list[float]) -> list[str]:
+    """Each name elided from the start to fit its room; where two different names would
+    then read the same (``…ine.003`` for ``tweak_spine.003`` and ``ORG-spine.003``),
+    both keep their first characters too (``t…e.003``, ``O…e.003``), as few as tell
+    them apart."""
+    out = [fit_start(context, n, r) for n, r in zip(names, rooms, strict=True)]
+    groups: dict[str, list[int]] = {}
+    for k, shown in enumerate(out):
+        groups.setdefault(shown, []).append(k)
+    for members in groups.values():
+        if len({names[k] for k in members}) < 2:
+            continue
+        longest = max(len(names[k]) for k in members)
+        for head in range(1, longest):
+            trial = {k: _fit_middle(context, names[k], rooms[k], head) for k in members}
+            if len(set(trial.values())) == len({names[k] for k in members}):
+                for k, shown in trial.items():
+                    out[k] = shown
+                break
+    return out

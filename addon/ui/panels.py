@@ -51,6 +51,12 @@ def draw_section(layout, context, section) -> None:
     labels = max((fit.label_px(context, label) for label, _v in section.rows), default=0.0)
     factor = max(0.3, min(0.5, labels / total))
     for label, value in section.rows:
+        if fit.label_px(context, value) > (1.0 - factor) * total:  # too narrow: the value below its label
+            col.label(text=record("sections", context, label, total))
+            row = col.row()
+            row.separator(factor=2.0)
+            row.label(text=record("sections", context, value, total - 20 * fit.ui_scale(context)))
+            continue
         split = col.split(factor=factor, align=True)
         split.label(text=record("sections", context, label, factor * total))
         split.label(text=record("sections", context, value, (1.0 - factor) * total))
@@ -68,20 +74,21 @@ def draw_chain(layout, context, ins, chain, focus: int) -> None:
     total = fit.region_px(context)
     numbers = max(fit.label_px(context, r.summary) for r in rows)
     col = layout.column(align=True)
-    for r in rows:
-        indent = min(r.depth, 6) * 8 * scale
+    factor = max(0.2, min(0.85, 1.0 - numbers / total))
+    indents = [min(r.depth, 8) * 4 * scale for r in rows]  # enough to show depth, little room taken
+    shown = fit.fit_names(context, [r.name for r in rows], [factor * total - d - fit.ICON_PX * scale for d in indents])
+    for r, indent, name in zip(rows, indents, shown, strict=True):
         row = col.row(align=True)
-        factor = max(0.2, min(0.85, 1.0 - numbers / total))
-        room = factor * total - indent - fit.ICON_PX * scale
         split = row.split(factor=factor, align=True)
         left = split.row(align=True)
         left.alignment = "LEFT"
         if indent:
             left.separator(factor=indent / (10 * scale))
         icon: Any = "ERROR" if r.flagged else ("BONE_DATA" if ins.nodes.kind(r.index) == BONE else "OBJECT_DATA")
+        room = factor * total - indent - fit.ICON_PX * scale
         op = left.operator(
             "hierarchy_inspector.show_details",
-            text=record("chain", context, fit.fit_start(context, r.name, room), room),
+            text=record("chain", context, name, room),
             icon=icon,
             emboss=r.index == focus,
         )

@@ -127,6 +127,9 @@ def test_bone_advice_holds_on_the_rig(rig, rig_file):
     assert {"INHERIT_ALIGNED", "UNIFORM_SCALE", "EXPORT_ACCUMULATED", "EXPORT_GLTF_EXACT"} <= actions
     assert not actions & {"INSERT_HELPERS", "CLEAR_PARENT_INVERSE", "BAKE"}  # bones only on this rig
     residual = accumulated_locals(before)[1].max_corner
+    from hierarchy_inspector.addon.model.views import accumulated_export_residual
+
+    assert np.allclose(accumulated_export_residual(before), residual, atol=1e-9)  # what the panel shows
     index = before.nodes.index()
     for (action, _target), keys in given.items():
         if action == "EXPORT_ACCUMULATED":

@@ -315,7 +315,8 @@ def test_default_width_keeps_every_number_and_tells_names_apart(ui):
         assert len(sections) >= 12 and not _fits(sections), (key, _fits(sections))
     # On the rig the chain is 14 deep: names are elided from the start, their end kept.
     rig_names = [n[0] for n in default["rig_panel"]["drawn"]["chain"][0::2]]
-    assert rig_names[-1].endswith("forearm.L.001"), rig_names
+    assert "DEF-forearm.L.001".endswith(rig_names[-1].lstrip("\N{HORIZONTAL ELLIPSIS}")), rig_names
+    assert rig_names[-1].endswith(".L.001"), rig_names
     scan = default["rig_scan"]["drawn"]["scan"]
     assert len(scan) >= 8 and not _fits(scan), _fits(scan)
     scan_numbers = [e for e in scan if e[0].endswith("\N{DEGREE SIGN}")]  # node rows: corners, shear
