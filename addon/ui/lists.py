@@ -45,8 +45,10 @@ class HI_UL_scan_groups(bpy.types.UIList):
         factor = max(0.3, min(0.8, 1.0 - fit.label_px(context, numbers) / total))
         split = layout.split(factor=factor, align=True)
         room = factor * total - fit.ICON_PX * fit.ui_scale(context)
+        # The scaled node's name tells the groups apart: its scale goes first when short of room.
+        label = item.label if fit.label_px(context, item.label) <= room else item.label.split(" (")[0]
         split.label(
-            text=_record(context, fit.fit_start(context, item.label, room), room),
+            text=_record(context, fit.fit_start(context, label, room), room),
             icon="BONE_DATA" if item.bone_name else ("OBJECT_DATA" if item.object_name else "QUESTION"),
         )
         right = split.row(align=True)
