@@ -9,7 +9,12 @@ Prints Markdown tables (milliseconds, best of --repeat):
   and re-evaluated) against the scan (reading the scene into arrays + the analysis),
   and filling the panel's list with the flagged nodes;
 - a chain of C objects, the active one at the bottom: what the panel computes on
-  every change (reading the chain + the analysis).
+  every change (reading the chain + the analysis);
+- a generated Rigify human rig (about 700 bones, every Inherit Scale mode) after two
+  squash-and-stretch edits (the torso and the left upper arm scaled non-uniformly):
+  Blender's own cost (one evaluation of the rig: its pose and everything it drives)
+  against the whole-rig scan, filling the scan list, and the panel's work per change
+  for the active bone's chain (before: the whole armature read for every chain).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from bench_common import best_ms
 from hierarchy_inspector.addon.model.inspection import inspect
 from hierarchy_inspector.addon.scene import live
 from hierarchy_inspector.addon.scene.reading import read_chain, read_nodes
+from hierarchy_inspector.addon.scene.scan import scan_scene
 from hierarchy_inspector.addon.ui.operators_inspect import fill_scan_list
 
 
@@ -71,6 +77,7 @@ def main() -> None:
     parser.add_argument("--objects", type=int, default=20_000)
     parser.add_argument("--chain", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-rig", action="store_true", help="skip the Rigify rig (needs Blender's Rigify add-on)")
     args = parser.parse_args()
     rng = np.random.default_rng(3)
 
@@ -113,6 +120,71 @@ def main() -> None:
     print("| read chain | read + analyse (what the panel does per change) |")
     print("|---|---|")
     print(f"| {read_only:.2f} | {chain:.2f} |")
+
+    if not args.no_rig:
+        rig_tables(max(args.repeat, 20))
+
+
+def build_rigify_rig():
+    """A generated Rigify human rig with two squash-and-stretch edits; the armature."""
+    import addon_utils
+
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.object.armature_human_metarig_add()
+    bpy.ops.pose.rigify_generate()
+    rig = bpy.context.view_layer.objects.active
+    rig.pose.bones["torso"].scale = (1.3, 1.0, 0.7)
+    rig.pose.bones["upper_arm_fk.L"].scale = (1.0, 1.4, 0.8)
+    bpy.context.view_layer.update()
+    return rig
+
+
+def rig_tables(repeat: int) -> None:
+    import hierarchy_inspector
+
+    rig = build_rigify_rig()
+    scene = bpy.context.scene
+    hierarchy_inspector.register()
+    try:
+        bpy.ops.object.mode_set(mode="POSE")
+        bone = "DEF-forearm.L.001"
+        rig.data.bones.active = rig.data.bones[bone]
+
+        def evaluate():
+            rig.update_tag(refresh={"OBJECT", "DATA"})
+            bpy.context.view_layer.update()
+
+        blender = best_ms(evaluate, repeat)
+        scan = best_ms(lambda: scan_scene(scene), repeat)
+        result = scan_scene(scene)
+        fill = best_ms(lambda: fill_scan_list(scene.hierarchy_inspector, result, 0.0), 3)
+        with bpy.context.temp_override(active_pose_bone=rig.pose.bones[bone]):
+            context = bpy.context
+
+            def panel():
+                live.invalidate()
+                live.chain_view(context)
+
+            panel_ms = best_ms(panel, repeat)
+            old_ms = best_ms(lambda: inspect(read_chain(context)[0]), repeat)
+            depth = len(live.chain_view(context).chain)
+    finally:
+        hierarchy_inspector.unregister()
+    n = len(result.nodes)
+    print(
+        f"\nRigify human rig, {len(rig.pose.bones)} bones ({n:,} nodes, {int(result.flagged.sum())} flagged) "
+        f"after two squash-and-stretch edits; ms, best of {repeat}\n"
+    )
+    print(
+        "| Blender: evaluate the rig | scan (read + analyse) | scan / Blender | fill scan list | "
+        f"panel per change ({depth}-node chain) | panel / Blender | before (whole armature read) |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    print(
+        f"| {blender:.1f} | {scan:.1f} | {scan / blender:.2f} | {fill:.1f} | {panel_ms:.2f} | "
+        f"{panel_ms / blender:.2f} | {old_ms:.1f} |"
+    )
 
 
 if __name__ == "__main__":

@@ -407,6 +407,15 @@ def steps():
     yield Settle(area).done
     shots["item_tab"] = shot("sidebar_item_tab.png")
 
+    # At the default sidebar width: the demo's bone chain, then a generated Rigify rig.
+    ui_region.active_panel_category = CATEGORY
+    if "--enable-event-simulate" in sys.argv:
+        yield from widen_sidebar(window, area, ui_region, win_region, sidebar["width_before"])
+    sidebar["default_width"] = ui_region.width
+    default_width: dict = {"sidebar_width": ui_region.width}
+    yield from demo_bone_chain(module, window, area, space, win_region, settings, default_width, shot, shots)
+    yield from rigify_rig(module, window, area, space, win_region, ui_region, default_width, shot, shots)
+
     layout = {
         "blender": bpy.app.version_string,
         "gpu": {"backend": _gpu("backend_type_get"), "renderer": _gpu("renderer_get"), "version": _gpu("version_get")},
@@ -421,12 +430,128 @@ def steps():
         "draws": dict(DRAWS),
         "overlay_errors": sorted(module.addon.ui.overlay._reported),
         "screenshots": shots,
+        "default_width": default_width,
         "operator_screenshot": operator_shot,
         "seconds": round(time.monotonic() - STARTED, 2),
     }
     (OUT / "layout.json").write_text(json.dumps(layout, indent=2) + "\n")
     print(f"ui_screenshot: done in {layout['seconds']} s; {json.dumps(layout['gpu'])}", flush=True)
     bpy.ops.wm.quit_blender()
+
+
+def drawn(module) -> dict:
+    """What the panels drew last: (text, pixels it needs, pixels it was given) per list."""
+    ui = module.addon.ui
+    out = {kind: [list(entry) for entry in rows] for kind, rows in ui.panels.DRAWN.items()}
+    out["scan"] = [list(entry) for entry in ui.lists.DRAWN]
+    return out
+
+
+def overlay_labels(module, window, area) -> list[str]:
+    """The nodes the overlay draws now, by label."""
+    with bpy.context.temp_override(window=window, area=area):
+        shown = module.addon.ui.overlay.overlay_nodes(bpy.context)
+    if shown is None:
+        return []
+    inspection, indices = shown
+    return [inspection.nodes.label(int(i)) for i in indices]
+
+
+def frame_selection(window, area, win_region) -> None:
+    with bpy.context.temp_override(window=window, area=area, region=win_region):
+        bpy.ops.view3d.view_selected(use_all_regions=False)
+
+
+def demo_bone_chain(module, window, area, space, win_region, settings, record: dict, shot, shots):
+    """The demo rig's FULL.tip active in Pose mode, overlay on its chain."""
+    view_layer = window.view_layer
+    rig = bpy.context.scene.objects["Inherit scale rig"]
+    view_layer.objects.active = rig
+    rig.select_set(True)
+    with bpy.context.temp_override(window=window, area=area, region=win_region, active_object=rig):
+        bpy.ops.object.mode_set(mode="POSE")
+    for bone in rig.data.bones:
+        bone.select = bone.name == "FULL.tip"
+    rig.data.bones.active = rig.data.bones["FULL.tip"]
+    settings.overlay = True
+    settings.overlay_scope = "CHAIN"
+    frame_selection(window, area, win_region)
+    yield Settle(area).done
+    shots["demo_bones"] = shot("default_demo_bones.png")
+    record["demo_bones"] = {"drawn": drawn(module), "overlay": overlay_labels(module, window, area)}
+    with bpy.context.temp_override(window=window, area=area, region=win_region, active_object=rig):
+        bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def scroll_sidebar(window, area, ui_region, clicks: int):
+    """Scroll the sidebar down by ``clicks`` wheel steps (simulated events)."""
+    x = ui_region.x + ui_region.width // 2
+    y = ui_region.y + ui_region.height // 2
+    window.event_simulate(type="MOUSEMOVE", value="NOTHING", x=x, y=y)
+    yield Settle(area, draws=1, seconds=0.05).done
+    for _ in range(clicks):
+        window.event_simulate(type="WHEELDOWNMOUSE", value="PRESS", x=x, y=y)
+        yield Settle(area, draws=1, seconds=0.05).done
+
+
+def rigify_rig(module, window, area, space, win_region, ui_region, record: dict, shot, shots):
+    """A Rigify human rig in a scene of its own, two squash-and-stretch edits, scanned;
+    the panel on a deform bone in Pose mode, the overlay on the flagged nodes, the scan list."""
+    import addon_utils
+
+    if not addon_utils.enable("rigify", default_set=True):
+        fail("Blender's Rigify add-on could not be enabled")
+    with bpy.context.temp_override(window=window, area=area, region=win_region):
+        bpy.ops.scene.new(type="EMPTY")
+    yield Settle(area, draws=1, seconds=0.1).done
+    scene = window.scene
+    with bpy.context.temp_override(window=window, area=area, region=win_region, scene=scene):
+        bpy.ops.object.armature_human_metarig_add()
+        started = time.monotonic()
+        result = bpy.ops.pose.rigify_generate()
+    if result != {"FINISHED"}:
+        fail(f"pose.rigify_generate returned {result}")
+    record["rigify_seconds"] = round(time.monotonic() - started, 2)
+    view_layer = window.view_layer
+    rig = view_layer.objects.active
+    scene.objects["metarig"].hide_set(True)
+    rig.pose.bones["torso"].scale = (1.3, 1.0, 0.7)
+    rig.pose.bones["upper_arm_fk.L"].scale = (1.0, 1.4, 0.8)
+    view_layer.update()
+    with bpy.context.temp_override(window=window, area=area, region=win_region):
+        bpy.ops.hierarchy_inspector.scan()
+    settings = scene.hierarchy_inspector
+    record["rig"] = {"bones": len(rig.pose.bones), "flagged": len(settings.scan_items), "nodes": settings.scan_nodes}
+    record["rig"]["groups"] = [(g.label, g.count) for g in settings.scan_groups]
+    for obj in scene.objects:
+        obj.select_set(False)
+    rig.select_set(True)
+    view_layer.objects.active = rig
+    with bpy.context.temp_override(window=window, area=area, region=win_region, active_object=rig):
+        bpy.ops.object.mode_set(mode="POSE")
+    bone = "DEF-forearm.L.001"
+    deform = rig.data.collections_all.get("DEF")
+    if deform is not None:  # Rigify hides its deform bones; a hidden bone cannot be active
+        deform.is_visible = True
+    for b in rig.data.bones:
+        b.select = b.name == bone
+    rig.data.bones.active = rig.data.bones[bone]
+    space.overlay.show_bones = True
+    settings.overlay = True
+    settings.overlay_scope = "CHAIN"
+    with bpy.context.temp_override(window=window, area=area, region=win_region):
+        bpy.ops.view3d.view_all(center=False)
+    yield Settle(area).done
+    shots["rig_panel"] = shot("default_rig_panel.png")
+    record["rig_panel"] = {"drawn": drawn(module), "overlay": overlay_labels(module, window, area)}
+    settings.overlay_scope = "FLAGGED"
+    yield Settle(area).done
+    shots["rig_overlay_flagged"] = shot("default_rig_overlay_flagged.png")
+    record["rig_overlay_flagged"] = {"overlay": overlay_labels(module, window, area)}
+    yield from scroll_sidebar(window, area, ui_region, 40)
+    yield Settle(area).done
+    shots["rig_scan"] = shot("default_rig_scan.png")
+    record["rig_scan"] = {"drawn": drawn(module)}
 
 
 def _gpu(name: str) -> str:

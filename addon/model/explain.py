@@ -9,7 +9,8 @@ import numpy as np
 
 from ... import core
 from .inspection import Inspection
-from .nodes import BONE, Nodes
+from .nodes import BONE
+from .text import PLAIN, Units
 from .thresholds import NON_UNIFORM_RATIO
 
 
@@ -32,8 +33,9 @@ def _rotation_deg(m3: np.ndarray) -> float:
     return float(np.degrees(2.0 * np.arctan2(np.linalg.norm(q[1:]), abs(q[0]))))
 
 
-def explain(inspection: Inspection, i: int) -> list[str]:
-    """Plain-language warnings for node ``i``: what is wrong, why, and what to do."""
+def explain(inspection: Inspection, i: int, units: Units = PLAIN) -> list[str]:
+    """Plain-language warnings for node ``i``: what is wrong and why (lengths in
+    ``units``). What to do is :func:`.advice.actions.advice`'s (per engine family)."""
     nodes, a = inspection.nodes, inspection.analysis
     limits = inspection.thresholds
     name = nodes.label(i)
@@ -45,10 +47,14 @@ def explain(inspection: Inspection, i: int) -> list[str]:
         out.append(f"Parent '{parent}' has zero scale on an axis: the local transform of '{name}' is undefined.")
     if inspection.lossy_local[i]:
         local_shear = float(inspection.local_shear_max[i])
+        why = (
+            "its Inherit Scale mode under a non-uniformly scaled parent"
+            if nodes.kind(i) == BONE
+            else "often a parent inverse set while the parent was rotated and scaled non-uniformly"
+        )
         out.append(
-            f"The local matrix of '{name}' holds {local_shear:.1f} deg of shear (often a parent inverse set while "
-            f"the parent was rotated and scaled non-uniformly). glTF and FBX exporters drop it silently: "
-            f"Fix > Insert helpers keeps it exact, or clear the parent inverse."
+            f"The local matrix of '{name}' holds {local_shear:.1f}\N{DEGREE SIGN} of shear ({why}); "
+            f"plain glTF and FBX exports drop it."
         )
     shear = float(inspection.shear_max[i])
     if inspection.sheared[i]:
@@ -56,39 +62,22 @@ def explain(inspection: Inspection, i: int) -> list[str]:
         if cause is not None:
             ancestor, angle = cause
             scale = a.local.scale[ancestor]
-            tip = _fix_tip(nodes, i, ancestor)
             out.append(
-                f"'{name}' is skewed {shear:.1f} deg: its ancestor '{nodes.label(ancestor)}' is scaled non-uniformly "
-                f"{_fmt3(scale)} and '{name}' is rotated {angle:.0f} deg relative to it. To fix, {tip}."
+                f"'{name}' is skewed {shear:.1f}\N{DEGREE SIGN}: its ancestor '{nodes.label(ancestor)}' is scaled "
+                f"non-uniformly {_fmt3(scale)} and '{name}' is rotated {angle:.0f}\N{DEGREE SIGN} relative to it."
             )
         else:
-            out.append(f"'{name}' is skewed {shear:.1f} deg in Blender; no engine can show that.")
+            out.append(f"'{name}' is skewed {shear:.1f}\N{DEGREE SIGN} in Blender; no engine can show that.")
     acc = float(a.accumulated_deviation.max_corner[i])
     if acc > limits.corner:
         out.append(
-            f"In Unreal / Ogre (scale accumulated along each child's own axes) '{name}' moves up to {acc:.3g} units "
-            f"from where Blender shows it."
+            f"Unreal and Ogre put '{name}' up to {units.length(acc)} off: they scale each child along its own "
+            f"axes, Blender along its parent's."
         )
     mat = float(a.matrix_model_deviation.max_corner[i])
     if mat > limits.corner:
-        out.append(
-            f"After a glTF / FBX export (Unity, Godot, viewers) '{name}' moves up to {mat:.3g} units: "
-            f"use Fix > Insert helpers before exporting."
-        )
+        out.append(f"A plain glTF or FBX export (Unity, Godot) puts '{name}' up to {units.length(mat)} off.")
     return out
-
-
-def _fix_tip(nodes: Nodes, i: int, ancestor: int) -> str:
-    """What to do, by what the scaled ancestor is."""
-    label = nodes.label(ancestor)
-    if nodes.kind(ancestor) == BONE:
-        if nodes.kind(i) == BONE:
-            return "set the Inherit Scale of the bones below it to Aligned or Fix Shear"
-        return f"parent to a bone without non-uniform scale, or remove the scale of '{label}'"
-    if nodes.kind(i) == BONE and nodes.armature(i) == nodes.keys[ancestor][0]:
-        # Bones never see the armature object's scale through Inherit Scale.
-        return f"apply the scale of the armature object '{label}' (Ctrl+A); Inherit Scale cannot help"
-    return f"apply the scale of '{label}' (Ctrl+A) or parent to an unscaled empty"
 
 
 def shear_cause(inspection: Inspection, i: int) -> tuple[int, float] | None:

@@ -31,6 +31,13 @@ class Nodes:
     follows from the raw properties. ``problems[i]`` says which of node i's own
     properties hold NaN or infinity (the scene layer fills it where a world matrix is
     not finite).
+
+    Optional facts a scene adapter may add (:func:`..scene.rig_info.annotate`), used by
+    the advice, the cause groups and the scan filter; their defaults say "unknown":
+    ``channel_scale (N, 3)`` the scale the user typed (object scale times delta scale,
+    a pose bone's scale; NaN unknown), ``inherit_scale[i]`` a bone's Inherit Scale mode
+    ("" for objects), ``deform (N,)`` bool a bone's Deform option, ``types[i]`` an
+    object's type ("MESH", "ARMATURE", ...; "" for bones).
     """
 
     keys: list[tuple[str, str]] = field(default_factory=list)
@@ -40,10 +47,23 @@ class Nodes:
     box_max: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     notes: list[str] = field(default_factory=list)
     problems: dict[int, str] = field(default_factory=dict)
+    channel_scale: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    inherit_scale: list[str] = field(default_factory=list)
+    deform: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    types: list[str] = field(default_factory=list)
 
     def __post_init__(self):
+        n = len(self.keys)
         if not self.notes:
-            self.notes = [""] * len(self.keys)
+            self.notes = [""] * n
+        if len(self.channel_scale) != n:
+            self.channel_scale = np.full((n, 3), np.nan)
+        if not self.inherit_scale:
+            self.inherit_scale = [""] * n
+        if len(self.deform) != n:
+            self.deform = np.zeros(n, dtype=bool)
+        if not self.types:
+            self.types = [""] * n
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -86,6 +106,10 @@ class Nodes:
             self.box_max[keep],
             [self.notes[i] for i in keep],
             {int(new_index[i]): why for i, why in self.problems.items() if new_index[i] >= 0},
+            self.channel_scale[keep],
+            [self.inherit_scale[i] for i in keep],
+            self.deform[keep],
+            [self.types[i] for i in keep],
         )
 
     def chain(self, i: int) -> list[int]:

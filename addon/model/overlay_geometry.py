@@ -1,6 +1,12 @@
 """The viewport overlay's geometry with numpy (no GPU, tested without Blender): each
 node's box as Blender places it (coloured by skew) and as accumulating engines place
 it, with the local axes along which they apply scale. The UI layer only uploads it.
+
+What is drawn says something: an unflagged node gets its Blender box only (the engine
+box would coincide), an unflagged armature object nothing (its box is a cage around
+the whole rig), and many flagged nodes are cut to the worst N or one per cause group
+(:func:`overlay_indices`). The palette keeps clear of Blender's theme bone colours and
+Rigify's (checked against the theme by the tests).
 """
 
 from __future__ import annotations
@@ -9,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .advice.causes import cause_groups
 from .inspection import Inspection
 from .thresholds import DEFAULT, Thresholds
 
@@ -18,7 +25,6 @@ BOX_EDGES = np.array(
 )
 #: The 8 corners of the unit cube ``(8, 3)``, X varying fastest.
 UNIT_CORNERS = np.array([[(i >> 0) & 1, (i >> 1) & 1, (i >> 2) & 1] for i in range(8)], dtype=np.float64)
-_AXIS_COLOURS = np.array([[1.0, 0.25, 0.25, 1.0], [0.3, 1.0, 0.3, 1.0], [0.35, 0.5, 1.0, 1.0]])
 
 
 @dataclass(frozen=True)
@@ -26,12 +32,32 @@ class OverlayStyle:
     """Colours (RGBA, 0..1) and line settings of the overlay; the add-on preferences'
     defaults."""
 
-    colour_blender: tuple = (0.95, 0.95, 0.95, 0.9)
-    colour_accumulated: tuple = (0.15, 0.6, 1.0, 1.0)
-    colour_skew_low: tuple = (1.0, 0.85, 0.1, 1.0)
-    colour_skew_high: tuple = (1.0, 0.1, 0.1, 1.0)
+    colour_blender: tuple = (0.1, 0.1, 1.0, 0.9)
+    colour_accumulated: tuple = (0.0, 1.0, 0.6, 1.0)
+    colour_skew_low: tuple = (1.0, 0.8, 0.6, 1.0)
+    colour_skew_high: tuple = (1.0, 0.4, 1.0, 1.0)
     skew_full_scale_deg: float = 30.0  #: shear drawn in the strong colour (degrees)
     line_width: float = 2.0  #: pixels
+    max_nodes: int = 25  #: flagged nodes drawn at most (the worst first)
+
+
+def overlay_indices(inspection: Inspection, indices, max_nodes: int | None = None, per_cause: bool = False):
+    """Which of ``indices`` the overlay draws ``(K,)``: no unflagged armature object; of
+    more than ``max_nodes`` flagged nodes, the worst ``max_nodes`` (or with
+    ``per_cause`` the worst of each cause group). The unflagged chain nodes are kept."""
+    idx = np.asarray(indices, dtype=np.int64)
+    nodes, flagged = inspection.nodes, inspection.flagged
+    keep = np.array([flagged[i] or nodes.types[i] != "ARMATURE" for i in idx], dtype=bool)
+    idx = idx[keep] if len(idx) else idx
+    hot = idx[flagged[idx]] if len(idx) else idx
+    if per_cause and len(hot):
+        chosen = [int(g.members[0]) for g in cause_groups(inspection, hot)]
+        hot_keep = set(chosen[:max_nodes] if max_nodes else chosen)
+    elif max_nodes is not None and len(hot) > max_nodes:
+        hot_keep = set(inspection.worst_first(hot)[:max_nodes].tolist())
+    else:
+        return idx
+    return np.array([i for i in idx if not flagged[i] or int(i) in hot_keep], dtype=np.int64)
 
 
 def box_edges(matrices: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -54,30 +80,31 @@ def skew_colours(shear_deg: np.ndarray, style: OverlayStyle, thresholds: Thresho
 def overlay_lines(inspection: Inspection, indices, style: OverlayStyle, axes: bool = True):
     """Line endpoints ``(M, 3)`` and per-endpoint colours ``(M, 4)`` (float32) for the overlay.
 
-    Per node: the Blender box (skew-coloured), the accumulated box, and with ``axes``
-    the accumulated local axes from the box centre, each as long as the box's half
-    extent times the accumulated scale on that axis.
+    Per node: the Blender box (skew-coloured); for flagged nodes also the accumulated
+    box and, with ``axes``, the accumulated local axes from the box centre, each as long
+    as the box's half extent times the accumulated scale on that axis.
     """
     idx = np.asarray(indices, dtype=np.int64)
     if idx.size == 0:
         return np.zeros((0, 3), dtype=np.float32), np.zeros((0, 4), dtype=np.float32)
     nodes, a = inspection.nodes, inspection.analysis
     lo, hi = nodes.box_min[idx], nodes.box_max[idx]
-    parts = [
-        box_edges(nodes.world[idx], lo, hi).reshape(-1, 3),
-        box_edges(a.accumulated_matrix[idx], lo, hi).reshape(-1, 3),
-    ]
-    colours = [
-        np.repeat(skew_colours(inspection.shear_max[idx], style, inspection.thresholds), 24, axis=0),
-        np.tile(np.array(style.colour_accumulated), (idx.size * 24, 1)),
-    ]
-    if axes:
-        acc = a.accumulated_matrix[idx]
-        centre = 0.5 * (lo + hi)
+    hot = idx[inspection.flagged[idx]]
+    parts = [box_edges(nodes.world[idx], lo, hi).reshape(-1, 3)]
+    colours = [np.repeat(skew_colours(inspection.shear_max[idx], style, inspection.thresholds), 24, axis=0)]
+    if hot.size:
+        h_lo, h_hi = nodes.box_min[hot], nodes.box_max[hot]
+        parts.append(box_edges(a.accumulated_matrix[hot], h_lo, h_hi).reshape(-1, 3))
+        colours.append(np.tile(np.array(style.colour_accumulated), (hot.size * 24, 1)))
+    if axes and hot.size:
+        acc = a.accumulated_matrix[hot]
+        centre = 0.5 * (h_lo + h_hi)
         origin = np.einsum("kij,kj->ki", acc[:, :3, :3], centre) + acc[:, :3, 3]
-        half = 0.5 * (hi - lo)
+        half = 0.5 * (h_hi - h_lo)
         ends = origin[:, None, :] + np.swapaxes(acc[:, :3, :3], 1, 2) * half[:, :, None]  # (K, axis, 3)
         pairs = np.stack((np.repeat(origin[:, None, :], 3, axis=1), ends), axis=2)  # (K, 3, 2, 3)
         parts.append(pairs.reshape(-1, 3))
-        colours.append(np.tile(np.repeat(_AXIS_COLOURS, 2, axis=0), (idx.size, 1)))
+        # In the accumulated colour: red, green and blue axes would read as Rigify's IK, FK
+        # and tweak bones.
+        colours.append(np.tile(np.array(style.colour_accumulated), (hot.size * 6, 1)))
     return np.concatenate(parts).astype(np.float32), np.concatenate(colours).astype(np.float32)

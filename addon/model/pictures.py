@@ -32,7 +32,7 @@ def _figure(width: float, height: float):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError:
-        raise PicturesUnavailable("matplotlib is not installed (pip install matplotlib)") from None
+        raise PicturesUnavailable("matplotlib is not available to this Python: pictures skipped") from None
     fig = Figure(figsize=(width, height), dpi=110)
     FigureCanvasAgg(fig)
     return fig

@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import core
+from .advice.actions import advice
 from .explain import explain
 from .inspection import Inspection
-from .text import fmt_num, fmt_vec
+from .nodes import BONE
+from .text import DEG, PLAIN, Units, fmt_num, fmt_vec
 
 _EULER_EPS = 16 * float(np.finfo(np.float32).eps)
 
@@ -35,84 +37,144 @@ def euler_xyz_deg(q) -> np.ndarray:
 class Section:
     title: str
     rows: list[tuple[str, str]] = field(default_factory=list)
+    note: str = ""  #: one sentence under the title (why these values look the way they do)
 
 
-def _deviation_row(label: str, dev, i: int) -> tuple[str, str]:
-    return (
-        label,
-        f"{fmt_num(dev.position[i])} moved, {fmt_num(dev.rotation_deg[i], 2)} deg, corners {fmt_num(dev.max_corner[i])}",
-    )
+#: Why a bone's local values differ from its Item tab (shown under the Local section).
+BONE_LOCAL_NOTE = (
+    "A bone's local is relative to its parent bone as posed; the Item tab shows the change from the rest pose."
+)
 
 
-def node_sections(inspection: Inspection, i: int) -> list[Section]:
-    """The detail sections for node ``i``, as (label, value) rows."""
+def _moved(dev, i: int, units: Units) -> str:
+    """``70.7 cm, 12.3°``: how far the origin moves and how far the axes turn."""
+    return f"{units.length(dev.position[i])}, {fmt_num(dev.rotation_deg[i], 1)}{DEG}"
+
+
+def accumulated_export_residual(inspection: Inspection) -> np.ndarray | None:
+    """``(N,)`` largest corner distance left by Fix > Export accumulated TRS (None when
+    a zero scale makes that export impossible).
+
+    That export rebuilds every world as Blender's world decomposed (translation,
+    rotation, scale; the shear dropped), so what it leaves is the distance between the
+    world and that TRS, node by node, without the export's hierarchy fold (equal to
+    :func:`.exports.accumulated.accumulated_locals`'s residual: tested on the demo and
+    on a Rigify rig). The panel computes it on every change.
+    """
+    nodes, world = inspection.nodes, inspection.world
+    has = nodes.parents >= 0
+    if np.any(world.scale[nodes.parents[has]] == 0.0):
+        return None
+    return core.box_corner_distance(nodes.world, world.trs().to_matrix(), nodes.box_min, nodes.box_max)
+
+
+def deviation_section(inspection: Inspection, i: int, units: Units = PLAIN, residual=None) -> Section:
+    """How far each engine family puts node ``i`` (largest box-corner distance), how
+    far its origin moves and its axes turn, then what the corrected exports leave:
+    Export glTF (exact) is exact by construction (helper nodes where shear is lost),
+    Export accumulated TRS leaves the residual of Blender's own skew."""
+    a = inspection.analysis
+    residual = accumulated_export_residual(inspection) if residual is None else residual
+    rows = [
+        ("glTF, Unity", units.length(a.matrix_model_deviation.max_corner[i])),
+        ("Unreal, Ogre", units.length(a.accumulated_deviation.max_corner[i])),
+        ("glTF moved", _moved(a.matrix_model_deviation, i, units)),
+        ("Unreal moved", _moved(a.accumulated_deviation, i, units)),
+        ("Exact glTF", units.length(0.0)),
+        ("Accum. export", "n/a (zero scale)" if residual is None else units.length(residual[i])),
+    ]
+    return Section("Off in engines (largest corner)", rows)
+
+
+def node_sections(inspection: Inspection, i: int, units: Units = PLAIN, residual=None) -> list[Section]:
+    """The detail sections for node ``i``, most important first: how far engines put
+    it, then the local values exporters write, Blender's world, the accumulated world
+    and Unity's world getters. Vectors are in the scene's base unit (see the labels)."""
     a = inspection.analysis
     w = inspection.world
+    unit = f" ({units.base})" if units.base else ""
     local = Section(
         "Local (what exporters write)",
         [
-            ("Location", fmt_vec(a.local.translation[i])),
-            ("Rotation", fmt_vec(euler_xyz_deg(a.local.rotation[i]), 2) + " deg"),
+            ("Location" + unit, units.vector(a.local.translation[i])),
+            ("Rotation", fmt_vec(euler_xyz_deg(a.local.rotation[i]), 2) + DEG),
             ("Scale", fmt_vec(a.local.scale[i])),
-            ("Shear lost", fmt_vec(inspection.local_shear_deg[i], 2) + " deg"),
+            ("Shear lost", fmt_vec(inspection.local_shear_deg[i], 2) + DEG),
         ],
+        BONE_LOCAL_NOTE if inspection.nodes.kind(i) == BONE else "",
     )
     world = Section(
         "Blender world",
         [
-            ("Location", fmt_vec(w.translation[i])),
-            ("Rotation", fmt_vec(euler_xyz_deg(w.rotation[i]), 2) + " deg"),
+            ("Location" + unit, units.vector(w.translation[i])),
+            ("Rotation", fmt_vec(euler_xyz_deg(w.rotation[i]), 2) + DEG),
             ("Scale", fmt_vec(w.scale[i])),
-            ("Shear XY/YZ/ZX", fmt_vec(a.shear_deg[i], 2) + " deg"),
+            ("Shear XY/YZ/ZX", fmt_vec(a.shear_deg[i], 2) + DEG),
         ],
     )
     accumulated = Section(
         "Accumulated world (Unreal, Ogre)",
         [
-            ("Location", fmt_vec(a.accumulated.translation[i])),
-            ("Rotation", fmt_vec(euler_xyz_deg(a.accumulated.rotation[i]), 2) + " deg"),
+            ("Location" + unit, units.vector(a.accumulated.translation[i])),
+            ("Rotation", fmt_vec(euler_xyz_deg(a.accumulated.rotation[i]), 2) + DEG),
             ("Scale", fmt_vec(a.accumulated.scale[i])),
         ],
     )
     getters = Section(
-        "World getters",
+        "What Unity's world getters return",
         [
-            ("Global rotation", fmt_vec(euler_xyz_deg(a.global_rotation[i]), 2) + " deg"),
-            ("Lossy scale", fmt_vec(a.lossy_scale[i])),
+            ("rotation", fmt_vec(euler_xyz_deg(a.global_rotation[i]), 2) + DEG),
+            ("lossyScale", fmt_vec(a.lossy_scale[i])),
         ],
+        "lossyScale: the world scale without shear, as Unity reports it.",
     )
-    deviation = Section(
-        "Deviation from Blender",
-        [
-            _deviation_row("Exported (glTF, Unity)", a.matrix_model_deviation, i),
-            _deviation_row("Accumulated (Unreal)", a.accumulated_deviation, i),
-        ],
-    )
-    return [local, world, accumulated, getters, deviation]
+    return [deviation_section(inspection, i, units, residual), local, world, accumulated, getters]
 
 
-def chain_rows(inspection: Inspection, chain: list[int]) -> list[tuple[int, str, str, bool]]:
-    """One row per chain node: (index, label, summary, flagged)."""
+@dataclass
+class ChainRow:
+    """One chain row: node index, depth (indentation), name, summary, flagged."""
+
+    index: int
+    depth: int
+    name: str
+    summary: str
+    flagged: bool
+
+
+def chain_rows(inspection: Inspection, chain: list[int], units: Units = PLAIN) -> list[ChainRow]:
+    """One row per chain node, root first: its own name (the armature is the row above
+    its root bones), and its shear and largest corner distance (never elided)."""
     flagged = inspection.flagged
-    rows = []
-    for depth, i in enumerate(chain):
-        label = ("  " * depth) + inspection.nodes.name(i)
-        summary = f"shear {fmt_num(inspection.shear_max[i], 1)} deg, corners {fmt_num(inspection.worst_corner[i])}"
-        rows.append((i, label, summary, bool(flagged[i])))
-    return rows
+    return [
+        ChainRow(
+            int(i),
+            depth,
+            inspection.nodes.name(i),
+            f"{fmt_num(inspection.shear_max[i], 1)}{DEG}  {units.length(inspection.worst_corner[i])}",
+            bool(flagged[i]),
+        )
+        for depth, i in enumerate(chain)
+    ]
 
 
-def comparison_text(inspection: Inspection, i: int) -> str:
+def comparison_text(inspection: Inspection, i: int, units: Units = PLAIN) -> str:
     """The panel's content for node ``i`` as plain text (Copy comparison)."""
     nodes = inspection.nodes
     lines = [f"{nodes.label(i)} ({nodes.kind(i)})"]
-    for section in node_sections(inspection, i):
+    for section in node_sections(inspection, i, units):
         lines.append(f"{section.title}:")
         lines += [f"  {label}: {value}" for label, value in section.rows]
-    warnings = explain(inspection, i)
+        if section.note:
+            lines.append(f"  ({section.note})")
+    warnings = explain(inspection, i, units)
     if warnings:
         lines.append("Warnings:")
         lines += [f"  - {w}" for w in warnings]
+    todo = advice(inspection, i)
+    if todo:
+        lines.append("What to do:")
+        lines += [f"  - {a.text}" for a in todo]
     return "\n".join(lines)
 
 

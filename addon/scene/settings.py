@@ -9,6 +9,7 @@ import dataclasses
 import bpy
 
 from ..model.overlay_geometry import OverlayStyle
+from ..model.text import Units
 from ..model.thresholds import Thresholds
 from ..model.timeline.arrows import ArrowStyle
 
@@ -53,3 +54,13 @@ def arrow_style(context=None) -> ArrowStyle:
     if prefs is None:
         return ArrowStyle()
     return ArrowStyle(**{f.name: _plain(getattr(prefs, f"arrow_{f.name}")) for f in dataclasses.fields(ArrowStyle)})
+
+
+def units(context=None) -> Units:
+    """The scene's unit system and scale, for writing lengths (``1.27 m``, ``4.17 ft``)."""
+    context = context or bpy.context
+    scene = getattr(context, "scene", None)
+    if scene is None:
+        return Units()
+    unit = scene.unit_settings
+    return Units(system=unit.system, scale_length=float(unit.scale_length) or 1.0)

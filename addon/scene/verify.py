@@ -180,12 +180,22 @@ def check_objects(bulk, objects, rotation_modes, parent_object, parent_types, wo
     return [object_reason(objects[i]) if bad[i] else "" for i in range(n)]
 
 
-def check_bones(arm, parents: np.ndarray, pose: np.ndarray) -> list[str]:
+def check_bones(arm, parents: np.ndarray, pose: np.ndarray, bones=None) -> list[str]:
     """Notes per pose bone of ``arm`` (in ``arm.pose.bones`` order); ``parents`` are
-    indices within the armature, ``pose`` Blender's evaluated pose matrices."""
-    bones = arm.pose.bones
-    n = len(bones)
-    raw = {prop: _read(bones, prop, n, width) for prop, width in _OBJECT_PROPS[:5]}
+    indices within the armature, ``pose`` Blender's evaluated pose matrices.
+
+    ``bones``: a list of pose bones closed under their parents (the panel's chain)
+    instead of the whole armature; ``parents`` then index into that list."""
+    if bones is None:
+        bones = arm.pose.bones
+        n = len(bones)
+        raw = {prop: _read(bones, prop, n, width) for prop, width in _OBJECT_PROPS[:5]}
+    else:
+        n = len(bones)
+        raw = {
+            prop: np.array([tuple(getattr(pb, prop)) for pb in bones], dtype=np.float64).reshape(n, width)
+            for prop, width in _OBJECT_PROPS[:5]
+        }
     finite = _finite_rows(*raw.values(), pose)
     raw = {prop: _neutral(values) for prop, values in raw.items()}
     basis = bm.basis_matrices(

@@ -8,9 +8,9 @@ import bpy
 from bpy.props import BoolProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
 
+from ..model.advice.after_fix import WORST_FEW, summary
 from ..model.errors import InspectorError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
-from ..model.exports.fix_plans import bake_plan
 from ..model.outputs import check_outputs, write_all
 from ..scene import live, settings
 from ..scene.bake import bake_residual
@@ -51,8 +51,9 @@ class HI_OT_insert_helpers(bpy.types.Operator):
         return _object_mode(cls, context)
 
     def execute(self, context):
+        before = _inspect(context)
         try:
-            result = insert_helpers(_inspect(context))
+            result = insert_helpers(before)
         except InspectorError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
@@ -61,11 +62,20 @@ class HI_OT_insert_helpers(bpy.types.Operator):
         if not result.inserted:
             self.report({"WARNING"} if skipped else {"INFO"}, skipped or "No local matrix holds shear: nothing to do")
             return {"CANCELLED"}
-        names = ", ".join(h for h, _ in result.inserted)
-        self.report(
-            {"INFO"}, f"Inserted {len(result.inserted)} helper(s): {names}" + (f"; {skipped}" if skipped else "")
-        )
+        objects = [obj for _helper, obj in result.inserted]
+        _report_fix(self, context, "Inserted helpers above", objects, before)
+        if skipped:
+            self.report({"WARNING"}, skipped)
         return {"FINISHED"}
+
+
+def _report_fix(operator, context, action: str, changed: list[str], before, bake: bool = False) -> None:
+    """The full list to the Info log, then the summary per engine family (the status
+    bar shows the last report)."""
+    if len(changed) > WORST_FEW:
+        operator.report({"INFO"}, f"{action}: {', '.join(changed)}")
+    after = _inspect(context)
+    operator.report({"INFO"}, summary(action, changed, before, after, settings.units(context), bake))
 
 
 class HI_OT_bake_residual(bpy.types.Operator):
@@ -82,7 +92,6 @@ class HI_OT_bake_residual(bpy.types.Operator):
 
     def execute(self, context):
         inspection = _inspect(context)
-        _objects, bones = bake_plan(inspection)
         try:
             baked = bake_residual(inspection, context)
         except InspectorError as exc:
@@ -92,8 +101,10 @@ class HI_OT_bake_residual(bpy.types.Operator):
         if not baked:
             self.report({"INFO"}, "No object is sheared: nothing to bake")
             return {"CANCELLED"}
-        note = f"; bones left as they are (use Inherit Scale Aligned): {len(bones)}" if bones else ""
-        self.report({"INFO"}, f"Baked {len(baked)} object(s): {', '.join(baked)}{note}")
+        order = {inspection.nodes.keys[i][0]: k for k, i in enumerate(inspection.worst_first())}
+        _report_fix(
+            self, context, "Baked", sorted(baked, key=lambda name: order.get(name, len(order))), inspection, True
+        )
         return {"FINISHED"}
 
 

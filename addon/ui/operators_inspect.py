@@ -7,12 +7,14 @@ import time
 import bpy
 from bpy.props import StringProperty
 
+from ..model.advice.causes import cause_groups, group_label
 from ..model.errors import InspectorError
 from ..model.inspection import Inspection
 from ..model.views import comparison_text, focus_index
 from ..scene import live, settings
 from ..scene.scan import scan_scene_valid
 from ..scene.selection import set_bone_selected
+from .lists import visible
 
 
 def _needs_chain(cls, context) -> bool:
@@ -56,13 +58,14 @@ class HI_OT_copy_comparison(bpy.types.Operator):
             return {"CANCELLED"}
         chosen = context.scene.hierarchy_inspector
         i = focus_index(view.inspection, view.chain, (chosen.detail_object, chosen.detail_bone))
-        context.window_manager.clipboard = comparison_text(view.inspection, i)
+        context.window_manager.clipboard = comparison_text(view.inspection, i, settings.units(context))
         self.report({"INFO"}, f"Copied the comparison of '{view.inspection.nodes.label(i)}'")
         return {"FINISHED"}
 
 
 class HI_OT_select_flagged(bpy.types.Operator):
-    """Select every object and bone the last scene scan flagged"""
+    """Select the flagged objects and bones the scan list shows (its kind and cause
+    filters apply); in Pose mode, the flagged bones of the armatures in Pose mode"""
 
     bl_idname = "hierarchy_inspector.select_flagged"
     bl_label = "Select flagged"
@@ -74,13 +77,16 @@ class HI_OT_select_flagged(bpy.types.Operator):
         if settings is None or not settings.scan_done:
             cls.poll_message_set("Scan the scene first (Scene scan > Scan scene)")
             return False
-        if context.mode != "OBJECT":
-            cls.poll_message_set("Switch to Object Mode to select objects")
+        if context.mode not in {"OBJECT", "POSE"}:
+            cls.poll_message_set("Switch to Object or Pose mode")
             return False
         return True
 
     def execute(self, context):
-        items = context.scene.hierarchy_inspector.scan_items
+        scene_settings = context.scene.hierarchy_inspector
+        items = [it for it in scene_settings.scan_items if visible(it, scene_settings)]
+        if context.mode == "POSE":
+            return self._select_bones(context, items)
         for obj in context.selected_objects:
             obj.select_set(False)
         selected = missing = 0
@@ -102,26 +108,56 @@ class HI_OT_select_flagged(bpy.types.Operator):
         self.report({"INFO"}, f"Selected {selected} flagged nodes{note}")
         return {"FINISHED"}
 
+    def _select_bones(self, context, items):
+        posed = {obj.name: obj for obj in context.objects_in_mode if obj.type == "ARMATURE"}
+        wanted = {(it.object_name, it.bone_name) for it in items if it.bone_name}
+        selected = 0
+        for name, arm in posed.items():
+            for pose_bone in arm.pose.bones:
+                state = (name, pose_bone.name) in wanted
+                set_bone_selected(arm, pose_bone.name, state)
+                selected += state
+        outside = sum(1 for obj, _bone in wanted if obj not in posed)
+        note = f"; {outside} more in armatures not in Pose mode" if outside else ""
+        self.report({"INFO"}, f"Selected {selected} flagged bones{note}")
+        return {"FINISHED"}
+
 
 def fill_scan_list(scene_settings, inspection: Inspection, seconds: float) -> None:
-    """Store the flagged nodes in the scene's scan list, worst first."""
+    """Store the flagged nodes in the scene's scan list, worst first, and their cause
+    groups (worst group first)."""
     a = inspection.analysis
     nodes = inspection.nodes
+    groups = cause_groups(inspection)
+    group_of: dict[int, int] = {}
+    scene_settings.scan_groups.clear()
+    for g, group in enumerate(groups):
+        entry = scene_settings.scan_groups.add()
+        entry.label = group_label(inspection, group)
+        if group.cause >= 0:
+            entry.object_name, entry.bone_name = nodes.keys[group.cause]
+        entry.count = len(group.members)
+        entry.worst_corner = group.worst_corner
+        group_of.update(dict.fromkeys(group.members.tolist(), g))
     items = scene_settings.scan_items
     items.clear()
+    worst = inspection.worst_corner
     for i in inspection.worst_first():
         item = items.add()
         item.object_name, item.bone_name = nodes.keys[i]
         item.kind = nodes.kind(i)
-        item.max_corner = float(inspection.worst_corner[i])
+        item.max_corner = float(worst[i])
         item.matrix_corner = float(a.matrix_model_deviation.max_corner[i])
         item.accumulated_corner = float(a.accumulated_deviation.max_corner[i])
         item.shear_deg = float(inspection.shear_max[i])
         item.local_shear_deg = float(inspection.local_shear_max[i])
+        item.deform = bool(nodes.deform[i])
+        item.group = group_of.get(int(i), -1)
     scene_settings.scan_nodes = len(nodes)
     scene_settings.scan_seconds = seconds
     scene_settings.scan_done = True
     scene_settings["scan_index"] = -1  # set without selecting anything
+    scene_settings["scan_group_index"] = 0
 
 
 class HI_OT_scan(bpy.types.Operator):

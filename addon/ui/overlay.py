@@ -14,18 +14,24 @@ import numpy as np
 from gpu_extras.batch import batch_for_shader
 
 from ..model.inspection import Inspection
-from ..model.overlay_geometry import overlay_lines
+from ..model.overlay_geometry import overlay_indices, overlay_lines
 from ..scene import live, settings
 
 
 def overlay_nodes(context) -> tuple[Inspection, np.ndarray] | None:
-    """What the overlay shows now: the active chain, or the last scan's flagged nodes."""
+    """What the overlay shows now: the active chain, or the last scan's flagged nodes
+    (the worst N of the preferences, or one per cause), never an unflagged armature's
+    cage (:func:`..model.overlay_geometry.overlay_indices`)."""
     scene_settings = getattr(context.scene, "hierarchy_inspector", None)
     if scene_settings is not None and scene_settings.overlay_scope == "FLAGGED":
         scan = live.last_scan()
-        return None if scan is None else (scan, np.flatnonzero(scan.flagged))
+        if scan is None:
+            return None
+        limit = settings.overlay_style(context).max_nodes
+        per_cause = scene_settings.overlay_per_cause
+        return scan, overlay_indices(scan, np.flatnonzero(scan.flagged), limit, per_cause)
     view = live.chain_view(context)
-    return None if view is None else (view.inspection, np.asarray(view.chain))
+    return None if view is None else (view.inspection, overlay_indices(view.inspection, view.chain))
 
 
 _reported: set[str] = set()

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import bpy
-from bpy.props import FloatProperty, FloatVectorProperty
+from bpy.props import FloatProperty, FloatVectorProperty, IntProperty
 
 from ..model.overlay_geometry import OverlayStyle
 from ..model.thresholds import DEFAULT
@@ -24,7 +24,7 @@ class HI_AddonPreferences(bpy.types.AddonPreferences):
     bl_idname = ADDON_MODULE
 
     shear_threshold_deg: FloatProperty(  # type: ignore[valid-type]
-        name="Shear threshold",
+        name="Shear threshold (\N{DEGREE SIGN})",
         description="Flag nodes whose axes are more than this many degrees off 90",
         default=DEFAULT.shear_deg,
         min=0.0,
@@ -53,13 +53,22 @@ class HI_AddonPreferences(bpy.types.AddonPreferences):
         name="Strong skew", subtype="COLOR", size=4, min=0.0, max=1.0, default=_STYLE.colour_skew_high
     )
     skew_full_scale_deg: FloatProperty(  # type: ignore[valid-type]
-        name="Strong skew at",
+        name="Strong skew at (\N{DEGREE SIGN})",
         description="Shear (degrees) drawn in the strong skew colour; less is blended toward the slight colour",
         default=_STYLE.skew_full_scale_deg,
         min=0.01,
         soft_max=90.0,
     )
-    line_width: FloatProperty(name="Line width", default=_STYLE.line_width, min=1.0, max=10.0)  # type: ignore[valid-type]
+    line_width: FloatProperty(  # type: ignore[valid-type]
+        name="Line width (px)", default=_STYLE.line_width, min=1.0, max=10.0, subtype="PIXEL"
+    )
+    max_nodes: IntProperty(  # type: ignore[valid-type]
+        name="Flagged nodes drawn",
+        description="The overlay's Flagged mode draws at most this many nodes, the worst first",
+        default=_STYLE.max_nodes,
+        min=1,
+        soft_max=200,
+    )
     arrow_scale: FloatProperty(  # type: ignore[valid-type]
         name="Arrow scale",
         description="Drawn length of the motion arrows per unit of rate (seconds for velocities)",
@@ -71,20 +80,25 @@ class HI_AddonPreferences(bpy.types.AddonPreferences):
 
     def draw(self, context):
         layout = self.layout
+        layout.use_property_split = True
         col = layout.column(heading="Thresholds")
         col.prop(self, "shear_threshold_deg")
-        col.prop(self, "corner_threshold")
+        col.prop(self, "corner_threshold")  # in the scene's length unit
         col = layout.column(heading="Overlay")
-        col.prop(self, "colour_blender")
-        col.prop(self, "colour_accumulated")
-        col.prop(self, "colour_skew_low")
-        col.prop(self, "colour_skew_high")
+        col.prop(self, "max_nodes")
         col.prop(self, "skew_full_scale_deg")
         col.prop(self, "line_width")
+        for name in ("colour_blender", "colour_skew_low", "colour_skew_high", "colour_accumulated"):
+            row = col.row()
+            split = row.split(factor=0.7)  # a swatch, not a bar across the window
+            split.prop(self, name)
+            split.label(text="")
         col = layout.column(heading="Motion arrows")
         col.prop(self, "arrow_scale")
         for kind, _label in ARROWS:
-            col.prop(self, f"arrow_colour_{kind}")
+            split = col.row().split(factor=0.7)  # a swatch, like the overlay's colours
+            split.prop(self, f"arrow_colour_{kind}")
+            split.label(text="")
 
 
 CLASSES = (HI_AddonPreferences,)

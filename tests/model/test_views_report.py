@@ -12,12 +12,14 @@ import numpy as np
 import pytest
 from hierarchy_inspector import core
 from hierarchy_inspector.addon.model import views
+from hierarchy_inspector.addon.model.advice.actions import advice
 from hierarchy_inspector.addon.model.demo_text import demo_text
 from hierarchy_inspector.addon.model.errors import SceneDataError
 from hierarchy_inspector.addon.model.explain import explain, shear_cause
 from hierarchy_inspector.addon.model.inspection import inspect
 from hierarchy_inspector.addon.model.overlay_geometry import OverlayStyle, box_edges, overlay_lines, skew_colours
 from hierarchy_inspector.addon.model.report import CSV_COLUMNS, SCHEMA, build_report, report_csv, report_table
+from hierarchy_inspector.addon.model.text import Units
 from hierarchy_inspector.addon.model.thresholds import Thresholds
 from hypothesis import given
 from hypothesis import strategies as st
@@ -51,11 +53,16 @@ def test_euler_xyz_at_gimbal_lock_still_reproduces_the_rotation():
 def test_panel_sections_of_the_rotated_child(rotated_child):
     ins = inspect(rotated_child)
     rows = {(s.title, label): value for s in views.node_sections(ins, 1) for label, value in s.rows}
-    assert rows[("Blender world", "Shear XY/YZ/ZX")] == "(-36.87, 0.00, 0.00) deg"
-    assert rows[("Local (what exporters write)", "Rotation")] == "(0.00, 0.00, 45.00) deg"
+    assert rows[("Blender world", "Shear XY/YZ/ZX")] == "(-36.87, 0.00, 0.00)\N{DEGREE SIGN}"
+    assert rows[("Local (what exporters write)", "Rotation")] == "(0.00, 0.00, 45.00)\N{DEGREE SIGN}"
     assert rows[("Accumulated world (Unreal, Ogre)", "Scale")] == "(2.000, 1.000, 1.000)"
-    chain = views.chain_rows(ins, [0, 1])
-    assert [(label, flagged) for _i, label, _s, flagged in chain] == [("Parent", False), ("  Child", True)]
+    # Most important first: how far each engine family puts it, corners first.
+    first = views.node_sections(ins, 1, Units("METRIC"))[0]
+    assert first.title.startswith("Off in engines")
+    assert dict(first.rows)["Unreal, Ogre"] == "1.00 m" and dict(first.rows)["Exact glTF"] == "0 m"
+    chain = views.chain_rows(ins, [0, 1], Units("METRIC"))
+    assert [(r.name, r.depth, r.flagged) for r in chain] == [("Parent", 0, False), ("Child", 1, True)]
+    assert chain[1].summary == "36.9\N{DEGREE SIGN}  1.00 m"
     assert views.focus_index(ins, [0, 1], ("Parent", "")) == 0
     assert views.focus_index(ins, [0, 1], ("Gone", "")) == 1
 
@@ -64,10 +71,14 @@ def test_explanations_name_the_cause_and_a_fix(rotated_child):
     ins = inspect(rotated_child)
     assert shear_cause(ins, 1) == (0, pytest.approx(45.0))
     text = " ".join(explain(ins, 1))
-    assert "'Child' is skewed 36.9 deg" in text and "'Parent' is scaled non-uniformly (2, 1, 1)" in text
-    assert "apply the scale of 'Parent' (Ctrl+A)" in text
+    assert "'Child' is skewed 36.9\N{DEGREE SIGN}" in text and "'Parent' is scaled non-uniformly (2, 1, 1)" in text
+    todo = {a.action: a for a in advice(ins, 1)}
+    assert "apply the scale of 'Parent' (Ctrl+A > Scale)" in todo["APPLY_SCALE"].text
+    assert todo["APPLY_SCALE"].target == 0 and todo["EXACT"].engines == "glTF, Unity, Godot"
+    assert advice(ins, 0) == []
     assert explain(ins, 0) == []
-    assert "Copy" not in views.comparison_text(ins, 1) and "Warnings:" in views.comparison_text(ins, 1)
+    text = views.comparison_text(ins, 1)
+    assert "Copy" not in text and "Warnings:" in text and "What to do:" in text
 
 
 def test_report_follows_its_schema_and_says_which_thresholds_applied(piston_moved):
@@ -110,5 +121,5 @@ def test_demo_text_has_both_models_of_every_example():
 
 def test_views_never_print_minus_zero(rotated_child):
     rotated_child.world[0, :3, 3] = [-1e-12, 0.0, 0.0]
-    rows = views.node_sections(inspect(rotated_child), 0)[1].rows
+    rows = views.node_sections(inspect(rotated_child), 0)[2].rows
     assert rows[0][1] == "(0.000, 0.000, 0.000)" and not math.isnan(0.0)

@@ -11,12 +11,15 @@ bpy = pytest.importorskip("bpy")
 
 from hierarchy_inspector.addon import cli, ui  # noqa: E402
 from hierarchy_inspector.addon.model import overlay_geometry, views  # noqa: E402
+from hierarchy_inspector.addon.model.advice.actions import advice  # noqa: E402
 from hierarchy_inspector.addon.model.explain import explain  # noqa: E402
 from hierarchy_inspector.addon.model.inspection import inspect  # noqa: E402
-from hierarchy_inspector.addon.scene import demo_scenes, live, reading  # noqa: E402
+from hierarchy_inspector.addon.scene import demo_scenes, live, reading, settings  # noqa: E402
 from hierarchy_inspector.addon.scene.selection import is_bone_selected, select_node  # noqa: E402
 from hierarchy_inspector.addon.ui import overlay  # noqa: E402
 from hierarchy_inspector.addon.ui.operators_demo import draw_add_menu  # noqa: E402
+
+DEVIATION = "Off in engines (largest corner)"
 
 
 @pytest.fixture
@@ -36,7 +39,8 @@ def _activate(name: str, bone: str = ""):
 
 def _rows(view, i=None):
     i = view.active if i is None else i
-    return {(s.title, label): value for s in views.node_sections(view.inspection, i) for label, value in s.rows}
+    sections = views.node_sections(view.inspection, i, settings.units(bpy.context))
+    return {(s.title, label): value for s in sections for label, value in s.rows}
 
 
 def test_panel_values_for_rotated_child(demo):
@@ -44,15 +48,18 @@ def test_panel_values_for_rotated_child(demo):
     view = live.chain_view(bpy.context)
     assert [view.inspection.nodes.label(i) for i in view.chain] == ["Parent", "Child"]
     rows = _rows(view)
-    assert rows[("Local (what exporters write)", "Rotation")] == "(0.00, 0.00, 45.00) deg"
-    assert rows[("Blender world", "Shear XY/YZ/ZX")] == "(-36.87, 0.00, 0.00) deg"
+    assert rows[("Local (what exporters write)", "Rotation")] == "(0.00, 0.00, 45.00)\N{DEGREE SIGN}"
+    assert rows[("Blender world", "Shear XY/YZ/ZX")] == "(-36.87, 0.00, 0.00)\N{DEGREE SIGN}"
     assert rows[("Blender world", "Scale")] == "(1.581, 1.581, 1.000)"
     assert rows[("Accumulated world (Unreal, Ogre)", "Scale")] == "(2.000, 1.000, 1.000)"
-    assert rows[("World getters", "Lossy scale")] == "(1.500, 1.500, 1.000)"
-    assert rows[("Deviation from Blender", "Accumulated (Unreal)")].endswith("corners 1.000")
-    assert rows[("Deviation from Blender", "Exported (glTF, Unity)")].endswith("corners 0.000")
+    assert rows[("What Unity's world getters return", "lossyScale")] == "(1.500, 1.500, 1.000)"
+    assert rows[(DEVIATION, "Unreal, Ogre")] == "1.00 m"  # the scene's metric units
+    assert rows[(DEVIATION, "glTF, Unity")] == "0 m"
     warnings = explain(view.inspection, view.active)
-    assert any("ancestor 'Parent' is scaled non-uniformly (2, 1, 1)" in w and "rotated 45 deg" in w for w in warnings)
+    assert any(
+        "ancestor 'Parent' is scaled non-uniformly (2, 1, 1)" in w and "rotated 45\N{DEGREE SIGN}" in w
+        for w in warnings
+    )
 
 
 def test_panel_values_for_piston_with_slider(demo):
@@ -60,20 +67,22 @@ def test_panel_values_for_piston_with_slider(demo):
     view = live.chain_view(bpy.context)
     rows = _rows(view)
     # Offsets: the slider copy sits 8 units along -Y; the article's numbers otherwise.
-    assert rows[("Blender world", "Location")] == "(4.500, -5.000, 4.500)"
-    assert rows[("Accumulated world (Unreal, Ogre)", "Location")] == "(3.500, -5.000, 4.500)"
-    assert rows[("Deviation from Blender", "Accumulated (Unreal)")].startswith("1.000 moved")
-    assert rows[("Deviation from Blender", "Accumulated (Unreal)")].endswith("corners 2.236")
+    assert rows[("Blender world", "Location (m)")] == "(4.500, -5.000, 4.500)"
+    assert rows[("Accumulated world (Unreal, Ogre)", "Location (m)")] == "(3.500, -5.000, 4.500)"
+    assert rows[(DEVIATION, "Unreal, Ogre")] == "2.24 m"
+    assert rows[(DEVIATION, "Unreal moved")] == "1.00 m, 0.0\N{DEGREE SIGN}"
 
 
 def test_parent_inverse_shear_is_reported_as_lost_on_export(demo):
     _activate("Kept child")
     view = live.chain_view(bpy.context)
     rows = _rows(view)
-    lost = [float(v) for v in rows[("Local (what exporters write)", "Shear lost")][1:-5].split(",")]
+    lost = [float(v) for v in rows[("Local (what exporters write)", "Shear lost")][1:-2].split(",")]
     assert max(abs(v) for v in lost) > 30
-    assert rows[("Blender world", "Shear XY/YZ/ZX")] == "(0.00, 0.00, 0.00) deg"
-    assert any("holds" in w and "Insert helpers" in w for w in explain(view.inspection, view.active))
+    assert rows[("Blender world", "Shear XY/YZ/ZX")] == "(0.00, 0.00, 0.00)\N{DEGREE SIGN}"
+    assert any("holds" in w and "exports drop it" in w for w in explain(view.inspection, view.active))
+    actions = {a.action for a in advice(view.inspection, view.active)}
+    assert {"INSERT_HELPERS", "CLEAR_PARENT_INVERSE"} <= actions
 
 
 def test_active_pose_bone_chain_runs_through_the_armature(demo):
@@ -86,8 +95,8 @@ def test_active_pose_bone_chain_runs_through_the_armature(demo):
         "Inherit scale rig > FULL.mid",
         "Inherit scale rig > FULL.tip",
     ]
-    warnings = explain(view.inspection, view.active)
-    assert any("Inherit Scale of the bones below it to Aligned or Fix Shear" in w for w in warnings)
+    todo = " ".join(a.text for a in advice(view.inspection, view.active))
+    assert "set Inherit Scale of 'FULL.tip' to Aligned" in todo and "Insert helpers" not in todo
     world = np.asarray(bpy.data.objects["Inherit scale rig"].matrix_world) @ np.asarray(
         bpy.data.objects["Inherit scale rig"].pose.bones["FULL.tip"].matrix
     )
@@ -199,9 +208,9 @@ def test_copy_comparison_text_and_operator(demo):
     _activate("Child")
     view = live.chain_view(bpy.context)
     text = views.comparison_text(view.inspection, view.active)
-    assert text.startswith("Child (object)\nLocal (what exporters write):")
-    assert "  Shear XY/YZ/ZX: (-36.87, 0.00, 0.00) deg" in text
-    assert "Warnings:\n  - 'Child' is skewed 36.9 deg" in text
+    assert text.startswith("Child (object)\nOff in engines (largest corner):")
+    assert "  Shear XY/YZ/ZX: (-36.87, 0.00, 0.00)\N{DEGREE SIGN}" in text
+    assert "Warnings:\n  - 'Child' is skewed 36.9\N{DEGREE SIGN}" in text and "What to do:" in text
     assert bpy.ops.hierarchy_inspector.copy_comparison() == {"FINISHED"}
     bpy.context.view_layer.objects.active = None
     assert not bpy.ops.hierarchy_inspector.copy_comparison.poll()
@@ -213,7 +222,8 @@ def test_overlay_lines_place_boxes_like_blender_and_colour_skew(demo):
     prefs = overlay_geometry.OverlayStyle()
     coords, colours = overlay_geometry.overlay_lines(view.inspection, view.chain, prefs, axes=True)
     k = len(view.chain)
-    assert coords.shape == (k * 24 * 2 + k * 6, 3) and colours.shape == (len(coords), 4)
+    hot = int(view.inspection.flagged[view.chain].sum())  # the engine box and axes: flagged nodes only
+    assert hot == 1 and coords.shape == (k * 24 + hot * (24 + 6), 3) and colours.shape == (len(coords), 4)
     child = bpy.data.objects["Child"]
     blender_corners = {
         tuple(np.round(np.asarray(child.matrix_world) @ np.append(c, 1.0), 4)[:3]) for c in child.bound_box
@@ -322,4 +332,4 @@ def test_fix_tip_for_a_bone_under_a_scaled_armature_object(addon):
     result = inspect(reading.read_nodes(scene.objects))
     i = result.nodes.index()[("Rig", "B")]
     assert result.shear_max[i] > 10
-    assert any("armature object 'Rig' (Ctrl+A); Inherit Scale cannot help" in w for w in explain(result, i))
+    assert any("apply the scale of 'Rig' (Ctrl+A > Scale)" in a.text for a in advice(result, i))

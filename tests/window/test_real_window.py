@@ -228,7 +228,7 @@ def test_ran_in_a_real_window_with_the_installed_extension(ui):
         ("Hierarchy", False),
         ("Item", False),
     ]
-    assert {s["active_object"] for s in shots.values()} == {"Child"}
+    assert {shots[k]["active_object"] for k in ("overlay_on", "overlay_off", "item_tab")} == {"Child"}
     assert layout["draws"]["WINDOW"] >= 9 and layout["draws"]["UI"] >= 9
 
 
@@ -276,3 +276,77 @@ def test_panel_header_toggle_follows_the_overlay(ui):
     region = m["ui_region"]
     assert toggle["pixels"] <= 0.01 * region["width"] * region["height"], toggle
     assert toggle["bbox"][3] <= PANEL_HEADER_PIXELS, f"the sidebar changed below its first header row: {toggle}"
+
+
+# -- at the default sidebar width: the demo's bone chain and a generated Rigify rig -----
+
+DEFAULT_SHOTS = ("demo_bones", "rig_panel", "rig_overlay_flagged", "rig_scan")
+
+
+def _fits(entries) -> list:
+    """Entries (text, pixels needed, pixels given) that would be cut (1 px slack)."""
+    return [e for e in entries if e[1] > e[2] + 1.0]
+
+
+def test_default_width_shots_were_taken(ui):
+    default = ui.layout["default_width"]
+    # Blender's default sidebar width (the issue measured 291 px), not the widened 480.
+    assert default["sidebar_width"] < 350, default["sidebar_width"]
+    for key in DEFAULT_SHOTS:
+        path = Path(ui.layout["screenshots"][key]["file"])
+        with Image.open(OUT / path.name) as im:
+            image = np.asarray(im.convert("RGB")).astype(np.int16)
+        assert image.shape == (HEIGHT, WIDTH, 3) and image.std() > 10, key
+
+
+def test_default_width_keeps_every_number_and_tells_names_apart(ui):
+    """At the default width no number is cut, the chain's names are all different, and
+    every warning line fits the region (wrapped to its real width)."""
+    default = ui.layout["default_width"]
+    for key in ("demo_bones", "rig_panel"):
+        chain = default[key]["drawn"]["chain"]
+        names, numbers = chain[0::2], chain[1::2]
+        assert len(names) == len(numbers) >= 4, (key, chain)
+        assert not _fits(chain), (key, _fits(chain))
+        assert len({n[0] for n in names}) == len(names), (key, [n[0] for n in names])
+        assert all("\N{DEGREE SIGN}" in n[0] and n[0].rstrip().endswith("m") for n in numbers), (key, numbers)
+        assert not _fits(default[key]["drawn"].get("warnings", [])), key
+        sections = default[key]["drawn"].get("sections", [])
+        assert len(sections) >= 12 and not _fits(sections), (key, _fits(sections))
+    # On the rig the chain is 14 deep: names are elided from the start, their end kept.
+    rig_names = [n[0] for n in default["rig_panel"]["drawn"]["chain"][0::2]]
+    assert "DEF-forearm.L.001".endswith(rig_names[-1].lstrip("\N{HORIZONTAL ELLIPSIS}")), rig_names
+    assert rig_names[-1].endswith(".L.001"), rig_names
+    scan = default["rig_scan"]["drawn"]["scan"]
+    assert len(scan) >= 8 and not _fits(scan), _fits(scan)
+    scan_numbers = [e for e in scan if e[0].endswith("\N{DEGREE SIGN}")]  # node rows: corners, shear
+    assert len(scan_numbers) >= 8, scan
+    assert not any(n[0].startswith("rig >") for n in scan[0::2]), "bones inside their own armature need no prefix"
+
+
+def test_rig_scan_groups_by_cause(ui):
+    rig = ui.layout["default_width"]["rig"]
+    assert rig["bones"] > 600 and rig["flagged"] > 300
+    labels = [label for label, _count in rig["groups"]]
+    assert "torso (1.3, 1, 0.7)" in labels and "upper_arm_fk.L (1, 1.4, 0.8)" in labels
+    assert sum(count for _label, count in rig["groups"]) == rig["flagged"]
+
+
+def test_rig_overlay_draws_no_cage_and_at_most_the_worst_n(ui):
+    default = ui.layout["default_width"]
+    chain = default["rig_panel"]["overlay"]
+    assert chain and "rig" not in chain, chain  # the unflagged armature object: no box around the scene
+    flagged = default["rig_overlay_flagged"]["overlay"]
+    assert 0 < len(flagged) <= 25 and "rig" not in flagged, flagged
+    colours = ui.layout["overlay_colours"]
+    for key in ("rig_panel", "rig_overlay_flagged"):
+        with Image.open(OUT / Path(ui.layout["screenshots"][key]["file"]).name) as im:
+            image = np.asarray(im.convert("RGB")).astype(np.int16)
+        r = ui.layout["screenshots"][key]["regions"]["WINDOW"]
+        top = HEIGHT - (r["y"] + r["height"])
+        view = image[top : top + r["height"], r["x"] : r["x"] + r["width"]]
+        engine = colour_mask(view, colours["accumulated"])
+        assert engine.sum() >= 50, (key, int(engine.sum()))
+        x0, y0, x1, y1 = bbox(engine)
+        # A cage around the whole scene would span the viewport; the flagged bones do not.
+        assert (x1 - x0) < 0.9 * r["width"] or (y1 - y0) < 0.9 * r["height"], (key, bbox(engine))

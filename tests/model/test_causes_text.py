@@ -1,0 +1,75 @@
+"""Cause groups, name elision and units: Blender-free."""
+
+from __future__ import annotations
+
+import numpy as np
+from hierarchy_inspector import core
+from hierarchy_inspector.addon.model.advice.causes import cause_groups, group_label, nearest_sources
+from hierarchy_inspector.addon.model.inspection import inspect
+from hierarchy_inspector.addon.model.nodes import Nodes
+from hierarchy_inspector.addon.model.text import Units, elide_start
+from hypothesis import given
+from hypothesis import strategies as st
+
+
+def _two_edits() -> Nodes:
+    """A root with two branches; one node per branch scaled non-uniformly (the edits),
+    rotated children below each, and a clean branch."""
+    parents = [-1, 0, 1, 2, 0, 4, 5, 0, 7]
+    names = ["rig", "torso", "spine", "chest", "arm", "upper", "fore", "leg", "shin"]
+    scale = np.ones((9, 3))
+    scale[1] = (1.3, 1.0, 0.7)
+    scale[5] = (1.0, 1.4, 0.8)
+    rot = np.tile([1.0, 0.0, 0.0, 0.0], (9, 1))
+    rot[[2, 3, 6, 8]] = core.axis_angle_to_quat([0.3, 0.5, 0.8], 0.7)
+    trans = np.tile([0.0, 0.0, 1.0], (9, 1))
+    local = core.TRS(trans, rot, scale)
+    h = core.Hierarchy(parents)
+    world = h.world_matrices(local.to_matrix())
+    keys = [("rig", "")] + [("rig", n) for n in names[1:]]
+    lo, hi = np.full((9, 3), -0.1), np.full((9, 3), 0.1)
+    channel = scale.copy()
+    return Nodes(keys, np.array(parents), world, lo, hi, channel_scale=channel)
+
+
+def test_two_edits_give_two_cause_groups():
+    ins = inspect(_two_edits())
+    cause, count = nearest_sources(ins)
+    assert list(cause) == [-1, 1, 1, 1, -1, 5, 5, -1, -1]
+    assert list(count) == [0, 1, 1, 1, 0, 1, 1, 0, 0]
+    groups = cause_groups(ins)
+    assert ins.flagged[[2, 3, 6]].all() and not ins.flagged[[0, 7, 8]].any()
+    assert sorted(g.cause for g in groups) == [1, 5]
+    labels = {group_label(ins, g) for g in groups}
+    assert labels == {"torso (1.3, 1, 0.7)", "upper (1, 1.4, 0.8)"}
+    for g in groups:  # worst first inside a group
+        corners = ins.worst_corner[g.members]
+        assert list(corners) == sorted(corners, reverse=True)
+
+
+def test_without_channels_the_local_scale_is_the_source():
+    nodes = _two_edits()
+    nodes.channel_scale[:] = np.nan
+    cause, _count = nearest_sources(inspect(nodes))
+    assert cause[3] == 1 and cause[6] == 5
+
+
+@given(st.text(min_size=0, max_size=40), st.integers(min_value=1, max_value=50))
+def test_elide_start_keeps_the_end_and_fits(text, width):
+    out = elide_start(text, width)
+    assert len(out) <= max(width, 1) or out == text
+    if len(text) <= width:
+        assert out == text
+    else:
+        kept = out[1:] if out.startswith("\N{HORIZONTAL ELLIPSIS}") else out
+        assert text.endswith(kept) and len(out) == width
+
+
+def test_units_follow_the_scene_and_never_drop_digits():
+    assert Units("METRIC").length(1.2731) == "1.27 m"
+    assert Units("METRIC").length(0.0389) == "3.89 cm"
+    assert Units("METRIC", scale_length=0.01).length(100.0) == "1.00 m"
+    assert Units("IMPERIAL").length(0.3048 * 3) == "3.00 ft"
+    assert Units().length(0.389) == "0.389 units"
+    assert Units("METRIC").length(0.0) == "0 m"
+    assert Units("METRIC").vector([1.0, -2.0, 0.0]) == "(1.000, -2.000, 0.000)"
