@@ -4,4 +4,4 @@ import sys
 
 from .addon.cli import main
 
-sys.exit(main())
+sys.exit(main(keep_quiet=True))

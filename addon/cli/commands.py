@@ -23,10 +23,14 @@ from ..scene.dynamics import scene_dynamics
 from ..scene.gltf_export import write_gltf
 from ..scene.helpers import insert_helpers
 from ..scene.scan import scan_scene
+from . import console
 from .main import EXIT_OK, EXIT_THRESHOLD, say
 
-#: A scene with more objects than this reports progress on stderr.
+#: A scene with more objects than this reports progress on stderr (when it is a terminal).
 PROGRESS_NODES = 2000
+
+#: ``--json -`` / ``--csv -``: the document on stdout (and the table left out).
+STDOUT = "-"
 
 
 def thresholds_of(args) -> Thresholds:
@@ -49,23 +53,22 @@ def _scene(name: str | None):
 
 def open_scene(args):
     """Open ``args.blend``, pick ``args.scene`` and go to ``args.frame``."""
-    open_blend(args.blend)
-    scene = _scene(args.scene)
-    if args.frame is not None:
-        scene.frame_set(args.frame)
+    with console.quiet():
+        open_blend(args.blend)
+        scene = _scene(args.scene)
+        if args.frame is not None:
+            scene.frame_set(args.frame)
     return scene
 
 
 def inspect_scene(scene, args) -> Inspection:
-    progress = None
-    if len(scene.objects) > PROGRESS_NODES:
-        progress = lambda fraction, message: say(f"{int(100 * fraction):3d}% {message}")  # noqa: E731
+    progress = console.progress("scan") if len(scene.objects) > PROGRESS_NODES else None
     return scan_scene(scene, thresholds_of(args), progress=progress)
 
 
 def _check_outputs(*paths: str | None) -> None:
     for path in paths:
-        if path:
+        if path and path != STDOUT:
             check_writable(path)
 
 
@@ -111,14 +114,26 @@ def _worst_shear(report: dict) -> float:
     )
 
 
+def _write_or_print(path: str, text: str) -> None:
+    if path == STDOUT:
+        console.user_stdout().write(text)
+    else:
+        write_text(path, text)
+
+
 def cmd_report(args) -> int:
+    if args.json == STDOUT and args.csv == STDOUT:
+        raise UsageError("--json - and --csv -: only one of them can go to stdout")
     _check_outputs(args.json, args.csv)
     report = make_report(args, with_dynamics=args.dynamics)
     if args.json:
-        write_text(args.json, json.dumps(report, indent=1) + "\n")
+        _write_or_print(args.json, json.dumps(report, indent=1) + "\n")
     if args.csv:
-        write_text(args.csv, report_csv(report))
-    print(report_table(report))
+        _write_or_print(args.csv, report_csv(report))
+    if STDOUT not in (args.json, args.csv):
+        print(report_table(report))
+    flagged = sum(1 for e in report["nodes"] if e["flagged"])
+    args.summary = f"{len(report['nodes'])} nodes, {flagged} flagged, worst shear {_worst_shear(report):.2f} deg"
     if args.fail_on_shear is not None:
         worst = _worst_shear(report)
         if worst > args.fail_on_shear:
@@ -137,12 +152,14 @@ def cmd_export(args) -> int:
         raise UsageError(f"{args.out!r}: glTF output must be a .glb (one file, written whole)")
     scene = open_scene(args)
     if args.target == "gltf":
-        result = write_gltf(scene, args.out, y_up=not args.z_up, thresholds=thresholds)
+        with console.quiet():  # the glTF exporter's INFO lines
+            result = write_gltf(scene, args.out, y_up=not args.z_up, thresholds=thresholds)
         print(
             f"wrote {args.out}: {result.helpers} helper node(s) where local shear > {thresholds.shear_deg:g} deg; "
             f"read back as a viewer composes it, relative error {result.relative_error:.2e} "
             f"(max {result.absolute_error:.2e} units)"
         )
+        args.summary = f"{result.helpers} helper node(s), relative error {result.relative_error:.1e}"
         return EXIT_OK
     document = accumulated_document(inspect_scene(scene, args))
     write_text(args.out, json.dumps(document, indent=1) + "\n")
@@ -152,6 +169,7 @@ def cmd_export(args) -> int:
         f"wrote {args.out}: {len(document['nodes'])} nodes; largest residual corner distance "
         f"{document['max_residual_corner']:.3g} (sheared Blender worlds; fix --method bake removes it)"
     )
+    args.summary = f"{len(document['nodes'])} nodes"
     return EXIT_OK
 
 
@@ -176,7 +194,9 @@ def cmd_fix(args) -> int:
     else:
         changed = bake_residual(inspection)
         what = f"objects baked (world shear > {thresholds.shear_deg:g} deg)"
-    save_copy(args.out)
+    with console.quiet():  # "Info: Saved copy as ..."
+        save_copy(args.out)
+    args.summary = f"{len(changed)} changed"
     print(f"wrote {args.out}: {len(changed)} {what}" + (f" ({', '.join(changed)})" if changed else ""))
     if args.method == "bake":
         _objects, bones = bake_plan(inspection)

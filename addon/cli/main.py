@@ -17,6 +17,8 @@ import traceback
 
 from ..model.errors import InspectorError, UsageError
 from ..model.thresholds import DEFAULT
+from . import console
+from .audit_args import add_audit_parser
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -42,13 +44,26 @@ def _run(command: str, args) -> int:
         from .demo import cmd_demo
 
         return cmd_demo(args)
+    if command == "audit":
+        from .audit import cmd_audit  # the parent process needs no bpy: workers open the files
+
+        return cmd_audit(args)
     require_bpy()
+    if command == "audit-file":
+        from .audit_worker import cmd_audit_file
+
+        return cmd_audit_file(args)
     from . import commands  # imports the scene layer, hence bpy
 
     return {"report": commands.cmd_report, "export": commands.cmd_export, "fix": commands.cmd_fix}[command](args)
 
 
+def _add_verbose(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--verbose", action="store_true", help="let Blender's own log lines through (quiet by default)")
+
+
 def _add_common(p: argparse.ArgumentParser) -> None:
+    _add_verbose(p)
     p.add_argument("blend", metavar="SCENE.blend", help="the .blend file to read (never modified)")
     p.add_argument("--scene", help="scene name (default: the file's active scene)")
     p.add_argument("--frame", type=int, help="frame to evaluate (default: the file's current frame)")
@@ -77,11 +92,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="build the demo scene and run every job on it")
     demo.add_argument("--out", metavar="DIR", help="folder for the demo's files (default: build/demo)")
+    _add_verbose(demo)
 
     report = sub.add_parser("report", help="inspect a .blend and write the report")
     _add_common(report)
-    report.add_argument("--json", metavar="OUT", help="write the report as JSON (schema hierarchy_inspector.report/1)")
-    report.add_argument("--csv", metavar="OUT", help="write one CSV row per node")
+    report.add_argument(
+        "--json", metavar="OUT", help="write the report as JSON (schema hierarchy_inspector.report/1); - for stdout"
+    )
+    report.add_argument("--csv", metavar="OUT", help="write one CSV row per node; - for stdout")
     report.add_argument(
         "--fail-on-shear", type=float, metavar="DEG", help="exit 1 if any world or exported-local shear exceeds DEG"
     )
@@ -99,16 +117,30 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(fix)
     fix.add_argument("--method", required=True, choices=("helpers", "bake"))
     fix.add_argument("--out", required=True, metavar="FIXED.blend")
+    add_audit_parser(sub, _add_verbose)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run one command; returns the exit code (see the module docstring)."""
+def main(argv: list[str] | None = None, *, keep_quiet: bool = False) -> int:
+    """Run one command; returns the exit code (see the module docstring).
+
+    Blender's own output is silenced unless ``--verbose`` (:mod:`.console`); with
+    ``keep_quiet`` (the process entry points) it stays silenced after the command, so
+    that Blender's messages at exit do not reach the user either.
+    """
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse already printed its message
         return int(exc.code or 0) and EXIT_INPUT
+    console.start(getattr(args, "verbose", False))
+    try:
+        return _main(args)
+    finally:
+        console.stop(restore_descriptors=not keep_quiet)
+
+
+def _main(args) -> int:
     started = time.perf_counter()
     try:
         code = _run(args.command, args)
@@ -123,6 +155,6 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         say(f"internal error: {type(exc).__name__}: {exc}")
         return EXIT_BUG
-    if args.command != "demo" and time.perf_counter() - started > 5:
-        say(f"done in {time.perf_counter() - started:.1f} s")
+    done = getattr(args, "summary", None)
+    console.summary(f"{args.command}: {done + ', ' if done else ''}{time.perf_counter() - started:.1f} s")
     return code
