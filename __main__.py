@@ -1,7 +1,19 @@
-"""``python -m hierarchy_inspector ...``: the command line (see ``--help``)."""
+"""``python -m hierarchy_inspector ...``: the command line (see ``--help``).
 
+With Blender's module loaded, the process ends with ``os._exit`` once our outputs are
+flushed and closed: bpy 4.2 from PyPI crashes (SIGSEGV) while Python shuts down after a
+glTF export (plain ``bpy.ops.export_scene.gltf`` does it too), which would turn a
+finished command's exit code into -11; Blender's own cleanup messages at exit go with it.
+"""
+
+import os
 import sys
 
 from .addon.cli import main
 
-sys.exit(main(keep_quiet=True))
+code = main(keep_quiet=True)
+if "bpy" in sys.modules:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+sys.exit(code)

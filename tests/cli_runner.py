@@ -19,5 +19,9 @@ def cli_prefix() -> list[str]:
     return json.loads(custom) if custom else [sys.executable, "-m", "hierarchy_inspector"]
 
 
-def run_cli(*args, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([*cli_prefix(), *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=600)
+def run_cli(*args, cwd=None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run the command line with ``args``; ``env`` adds to the environment."""
+    full_env = {**os.environ, **env} if env else None
+    return subprocess.run(
+        [*cli_prefix(), *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=600, env=full_env
+    )

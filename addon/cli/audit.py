@@ -41,15 +41,10 @@ def worker_prefix() -> list[str]:
     if custom:
         return json.loads(custom)
     bpy = sys.modules.get("bpy")
-    binary = getattr(getattr(bpy, "app", None), "binary_path", "") if bpy else ""
-    if binary and os.path.basename(binary).lower().startswith("blender") and not _bpy_from_pip(bpy):
+    binary = getattr(getattr(bpy, "app", None), "binary_path", "") if bpy else ""  # "" for bpy from PyPI
+    if binary:
         return [binary, "-b", "--offline-mode", "-c", "hierarchy_inspector"]
     return [sys.executable, "-m", "hierarchy_inspector"]
-
-
-def _bpy_from_pip(bpy) -> bool:
-    """bpy imported as a module (PyPI) rather than built into a Blender binary."""
-    return "site-packages" in (getattr(bpy, "__file__", "") or "")
 
 
 def find_blends(paths: list[str]) -> list[tuple[str, str]]:
