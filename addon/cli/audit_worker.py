@@ -28,7 +28,7 @@ def file_record(inspection, saved_by: str) -> dict:
     order = inspection.worst_first()
     worst = int(order[0]) if len(order) else (int(np.argmax(shear)) if n else -1)
     bones = int(nodes.is_bone().sum()) if n else 0
-    instances = sum(1 for key in nodes.keys if len(key) > 2 and key[2])
+    instances = len(nodes.instance_of)
     return {
         "saved_by": saved_by,
         "nodes": n,
@@ -50,7 +50,7 @@ def cmd_audit_file(args) -> int:
     scene = bpy.context.scene
     if scene is None:
         raise InspectorError(f"{args.blend!r}: the file has no scene")
-    inspection = scan_scene(scene, thresholds)
+    inspection = scan_scene(scene, thresholds, instances=True)
     version = tuple(bpy.data.version)  # the file's: (major, minor, file subversion)
     record = file_record(inspection, f"{version[0]}.{version[1]}")
     record["file_version"] = ".".join(map(str, version))

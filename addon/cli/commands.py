@@ -61,9 +61,9 @@ def open_scene(args):
     return scene
 
 
-def inspect_scene(scene, args) -> Inspection:
+def inspect_scene(scene, args, instances: bool = False) -> Inspection:
     progress = console.progress("scan") if len(scene.objects) > PROGRESS_NODES else None
-    return scan_scene(scene, thresholds_of(args), progress=progress)
+    return scan_scene(scene, thresholds_of(args), progress=progress, instances=instances)
 
 
 def _check_outputs(*paths: str | None) -> None:
@@ -89,7 +89,7 @@ def make_report(args, with_dynamics: bool = False) -> dict:
     """Open the file, go to the frame, inspect, and build the report dict."""
     thresholds_of(args)  # refuse bad thresholds before opening anything
     scene = open_scene(args)
-    inspection = inspect_scene(scene, args)
+    inspection = inspect_scene(scene, args, instances=True)
     indices = _subset(inspection, args.object)
     dynamics = scene_dynamics(scene, inspection) if with_dynamics else None
     return build_report(
@@ -152,6 +152,7 @@ def cmd_export(args) -> int:
         raise UsageError(f"{args.out!r}: glTF output must be a .glb (one file, written whole)")
     scene = open_scene(args)
     if args.target == "gltf":
+        instances = instance_notes(scan_scene(scene, thresholds, instances=True))
         with console.quiet():  # the glTF exporter's INFO lines
             result = write_gltf(scene, args.out, y_up=not args.z_up, thresholds=thresholds)
         print(
@@ -159,6 +160,8 @@ def cmd_export(args) -> int:
             f"read back as a viewer composes it, relative error {result.relative_error:.2e} "
             f"(max {result.absolute_error:.2e} units)"
         )
+        for line in instances:
+            print(line)
         args.summary = f"{result.helpers} helper node(s), relative error {result.relative_error:.1e}"
         return EXIT_OK
     document = accumulated_document(inspect_scene(scene, args))
@@ -171,6 +174,26 @@ def cmd_export(args) -> int:
     )
     args.summary = f"{len(document['nodes'])} nodes"
     return EXIT_OK
+
+
+def instance_notes(inspection: Inspection) -> list[str]:
+    """What the glTF export does with instances: Blender's exporter writes them as they
+    are (a node per instance, its TRS decomposed from Blender's matrix); no helper can go
+    above an instance, so the ones whose local matrix holds shear are named."""
+    nodes = inspection.nodes
+    count = len(nodes.instance_of)
+    if not count:
+        return []
+    lossy = [nodes.label(i) for i in sorted(nodes.instance_of) if inspection.lossy_local[i]]
+    lines = [
+        f"instances: {count} exported by Blender's exporter as they are (not corrected); "
+        f"{len(lossy)} lose shear (local shear > {inspection.thresholds.shear_deg:g} deg)"
+    ]
+    shown = lossy[:10]
+    if shown:
+        more = f" and {len(lossy) - len(shown)} more" if len(lossy) > len(shown) else ""
+        lines.append(f"not corrected: {', '.join(repr(n) for n in shown)}{more}")
+    return lines
 
 
 # -- fix ------------------------------------------------------------------------------------

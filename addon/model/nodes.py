@@ -13,6 +13,7 @@ import numpy as np
 
 OBJECT = "object"
 BONE = "bone"
+INSTANCE = "instance"  #: a collection, geometry-nodes or particle instance (its instancer is its parent)
 
 
 def node_label(object_name: str, bone_name: str = "") -> str:
@@ -37,6 +38,8 @@ class Nodes:
     box_min: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     box_max: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     notes: list[str] = field(default_factory=list)
+    #: node index -> name of the instanced object, for instance nodes (see ``scene.instances``)
+    instance_of: dict[int, str] = field(default_factory=dict)
 
     def __post_init__(self):
         if not self.notes:
@@ -50,7 +53,7 @@ class Nodes:
         return bone or obj
 
     def kind(self, i: int) -> str:
-        return BONE if self.keys[i][1] else OBJECT
+        return BONE if self.keys[i][1] else INSTANCE if i in self.instance_of else OBJECT
 
     def armature(self, i: int) -> str | None:
         obj, bone = self.keys[i]
