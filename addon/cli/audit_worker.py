@@ -13,7 +13,7 @@ import numpy as np
 
 from ..model.errors import InspectorError
 from ..model.outputs import write_text
-from ..model.pictures import PicturesUnavailable, worst_nodes_png
+from ..model.pictures import worst_nodes_png
 from ..scene.blend_files import open_blend
 from ..scene.scan import scan_scene
 from . import console
@@ -58,11 +58,8 @@ def cmd_audit_file(args) -> int:
     record["picture"] = None
     if args.picture and record["flagged"]:
         os.makedirs(os.path.dirname(os.path.abspath(args.picture)), exist_ok=True)
-        try:
-            worst_nodes_png(inspection, args.picture)
-            record["picture"] = args.picture
-        except PicturesUnavailable as exc:
-            record["picture_skipped"] = str(exc)
+        worst_nodes_png(inspection, args.picture)
+        record["picture"] = args.picture
     record["seconds_inside"] = round(time.perf_counter() - started, 3)
     write_text(args.result, json.dumps(record) + "\n")
     return 0

@@ -15,6 +15,7 @@ from ..model.exports.accumulated import accumulated_csv, accumulated_document
 from ..model.exports.fix_plans import bake_plan
 from ..model.inspection import Inspection
 from ..model.outputs import check_writable, write_text
+from ..model.pictures import deviation_chart_png, worst_nodes_png
 from ..model.report import build_report, report_csv, report_table
 from ..model.thresholds import Thresholds
 from ..scene.bake import bake_residual
@@ -85,12 +86,17 @@ def _subset(inspection: Inspection, object_name: str | None) -> list[int] | None
 # -- report ---------------------------------------------------------------------------------
 
 
-def make_report(args, with_dynamics: bool = False) -> dict:
-    """Open the file, go to the frame, inspect, and build the report dict."""
+def make_report(args, with_dynamics: bool = False, pictures: str | None = None) -> dict:
+    """Open the file, go to the frame, inspect, and build the report dict; with
+    ``pictures``, draw the worst nodes and the deviation chart into that folder."""
     thresholds_of(args)  # refuse bad thresholds before opening anything
     scene = open_scene(args)
     inspection = inspect_scene(scene, args, instances=True)
     indices = _subset(inspection, args.object)
+    if pictures:
+        os.makedirs(pictures, exist_ok=True)
+        worst_nodes_png(inspection, os.path.join(pictures, "worst_nodes.png"))
+        deviation_chart_png(inspection, os.path.join(pictures, "deviation_chart.png"))
     dynamics = scene_dynamics(scene, inspection) if with_dynamics else None
     return build_report(
         inspection,
@@ -125,7 +131,7 @@ def cmd_report(args) -> int:
     if args.json == STDOUT and args.csv == STDOUT:
         raise UsageError("--json - and --csv -: only one of them can go to stdout")
     _check_outputs(args.json, args.csv)
-    report = make_report(args, with_dynamics=args.dynamics)
+    report = make_report(args, with_dynamics=args.dynamics, pictures=getattr(args, "pictures", None))
     if args.json:
         _write_or_print(args.json, json.dumps(report, indent=1) + "\n")
     if args.csv:

@@ -9,7 +9,7 @@ import bpy
 
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
 from ..model.outputs import write_text
-from ..model.pictures import PicturesUnavailable, deviation_chart_png, worst_nodes_png
+from ..model.pictures import deviation_chart_png, worst_nodes_png
 from ..model.report import build_report, report_csv, report_table
 from ..model.text import format_table
 from ..model.thresholds import DEFAULT as THRESHOLDS
@@ -48,12 +48,9 @@ def run_demo(out_dir: str) -> int:
     print(report_table(report))
 
     written = ["demo.blend", "report.json", "report.csv"]
-    try:
-        worst_nodes_png(inspection, path("worst_nodes.png"))
-        deviation_chart_png(inspection, path("deviation_chart.png"))
-        written += ["worst_nodes.png", "deviation_chart.png"]
-    except PicturesUnavailable as exc:
-        print(f"(pictures skipped: {exc})")
+    worst_nodes_png(inspection, path("worst_nodes.png"))
+    deviation_chart_png(inspection, path("deviation_chart.png"))
+    written += ["worst_nodes.png", "deviation_chart.png"]
 
     rows = []
     with quiet():

@@ -103,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--fail-on-shear", type=float, metavar="DEG", help="exit 1 if any world or exported-local shear exceeds DEG"
     )
+    report.add_argument(
+        "--pictures", metavar="DIR", help="draw worst_nodes.png and deviation_chart.png into DIR (numpy only)"
+    )
     report.add_argument("--dynamics", action="store_true", help="add velocities, accelerations and inertial terms")
     report.add_argument("--object", help="only this object's chain and everything below it")
 
