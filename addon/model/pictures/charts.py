@@ -113,7 +113,7 @@ def nice_ticks(top: float, count: int = 5) -> np.ndarray:
     raw = top / count
     power = 10 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
-    return np.arange(0, top + step * 0.999, step)
+    return np.arange(math.ceil(top / step - 1e-9) + 1) * step
 
 
 def _tick(v: float) -> str:
