@@ -83,6 +83,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_dynamics.py
 	$(PY) benchmarks/bench_rotations.py
 	$(PY) benchmarks/bench_addon.py
+	$(PY) benchmarks/bench_audit.py
 
 lint: $(STAMP) typecheck
 	$(PY) -m ruff check .
