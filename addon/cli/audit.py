@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from ..model.audit import records as rec
 from ..model.audit.page import audit_html
@@ -73,7 +74,7 @@ class _Job:
     mtime_ns: int
     process: subprocess.Popen
     result: str
-    stderr: object
+    stderr: BinaryIO
     started: float = field(default_factory=time.perf_counter)
 
 

@@ -19,7 +19,10 @@ from ..scene.selection import select_node
 def _select_scan_item(self, context) -> None:
     if 0 <= self.scan_index < len(self.scan_items):
         item = self.scan_items[self.scan_index]
-        select_node(context, item.object_name, item.bone_name)
+        if item.instancer:  # an instance: select what carries it
+            select_node(context, item.instancer)
+        else:
+            select_node(context, item.object_name, item.bone_name)
 
 
 class HI_ScanItem(bpy.types.PropertyGroup):
@@ -28,6 +31,7 @@ class HI_ScanItem(bpy.types.PropertyGroup):
     object_name: StringProperty(name="Object")  # type: ignore[valid-type]
     bone_name: StringProperty(name="Bone")  # type: ignore[valid-type]
     kind: StringProperty(name="Kind")  # type: ignore[valid-type]
+    instancer: StringProperty(name="Instancer")  # type: ignore[valid-type]
     max_corner: FloatProperty(name="Corner deviation", subtype="DISTANCE")  # type: ignore[valid-type]
     matrix_corner: FloatProperty(name="Exported (matrix engines)", subtype="DISTANCE")  # type: ignore[valid-type]
     accumulated_corner: FloatProperty(name="Accumulated engines", subtype="DISTANCE")  # type: ignore[valid-type]
