@@ -27,16 +27,16 @@ def rgb(colour) -> np.ndarray:
 
 def _glyphs() -> np.ndarray:
     if not _GLYPHS:
-        _GLYPHS.append(glyph_cells().astype(np.float64) / 255.0)
+        _GLYPHS.append(glyph_cells().astype(np.float32) / 255.0)
     return _GLYPHS[0]
 
 
 class Canvas:
     """``width x height`` pixels, white. Draw, then :meth:`png` or :meth:`pixels`."""
 
-    def __init__(self, width: int, height: int, supersample: int = 3, background="#ffffff") -> None:
+    def __init__(self, width: int, height: int, supersample: int = 2, background="#ffffff") -> None:
         self.width, self.height, self.s = int(width), int(height), int(supersample)
-        self.image = np.empty((self.height * self.s, self.width * self.s, 3))
+        self.image = np.empty((self.height * self.s, self.width * self.s, 3), dtype=np.float32)
         self.image[:] = rgb(background)
 
     # -- primitives ------------------------------------------------------------------------
@@ -66,7 +66,7 @@ class Canvas:
         h, w = self.image.shape[:2]
         keep = (pix[:, 0] >= 0) & (pix[:, 0] < w) & (pix[:, 1] >= 0) & (pix[:, 1] < h)
         pix = pix[keep]
-        self.image[pix[:, 1], pix[:, 0]] = rgb(colour)
+        self.image[pix[:, 1], pix[:, 0]] = rgb(colour)  # float64 colour stored as float32
 
     def polyline(self, points, colour, width: float = 1.0, dash=None) -> None:
         pts = np.asarray(points, dtype=np.float64)
@@ -88,7 +88,7 @@ class Canvas:
         cells = _glyphs()[codes]  # (n, CELL_H, CELL_W)
         strip = cells.transpose(1, 0, 2).reshape(CELL_H, -1)
         k = self.s * scale
-        alpha = np.kron(strip, np.ones((k, k)))
+        alpha = np.repeat(np.repeat(strip, k, axis=0), k, axis=1)
         width = strip.shape[1] * scale
         left = x - {"left": 0.0, "centre": width / 2, "right": width}[anchor]
         top = y - BASELINE * scale
@@ -100,7 +100,7 @@ class Canvas:
             return float(width)
         a = alpha[y0 - ya : y1 - ya, x0 - xa : x1 - xa, None]
         region = self.image[y0:y1, x0:x1]
-        region[:] = region * (1 - a) + rgb(colour) * a
+        region += (rgb(colour).astype(np.float32) - region) * a
         return float(width)
 
     @staticmethod
@@ -112,7 +112,11 @@ class Canvas:
     def pixels(self) -> np.ndarray:
         """``(height, width, 3)`` uint8: the supersampled image averaged down."""
         s = self.s
-        small = self.image.reshape(self.height, s, self.width, s, 3).mean(axis=(1, 3))
+        small = np.zeros((self.height, self.width, 3), dtype=np.float32)
+        for dy in range(s):  # s * s strided adds: much faster than a mean over two inner axes
+            for dx in range(s):
+                small += self.image[dy::s, dx::s]
+        small /= s * s
         return np.clip(np.round(small * 255), 0, 255).astype(np.uint8)
 
     def png(self) -> bytes:
