@@ -5,10 +5,14 @@ line on stderr in pipes; --json - puts the report (and nothing else) on stdout."
 from __future__ import annotations
 
 import json
+import os
+import pty
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from cli_runner import run_cli
+from cli_runner import cli_prefix, run_cli
 
 jsonschema = pytest.importorskip("jsonschema")
 REPORT_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "report.schema.json").read_text())
@@ -75,3 +79,39 @@ def test_errors_stay_one_line_when_quiet(tmp_path):
     assert result.returncode == 2, result.stderr
     lines = _ours(result.stderr)
     assert len(lines) == 1 and lines[0].startswith("hierarchy_inspector: ") and repr(str(bad)) in lines[0], lines
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # EIO: the other side closed
+            break
+        if not data:
+            break
+        chunks.append(data)
+    return b"".join(chunks)
+
+
+def test_progress_on_a_terminal_only(demo_dir, tmp_path):
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    for name in ("a.blend", "b.blend"):
+        shutil.copy(demo_dir / "demo.blend", lib / name)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [*cli_prefix(), "audit", str(lib), "--out", str(tmp_path / "tty"), "--jobs", "1"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+    )
+    os.close(slave)
+    err = _read_all(master).decode("utf-8", "replace")
+    out = proc.communicate(timeout=600)[0].decode()
+    os.close(master)
+    assert proc.returncode == 0, err
+    assert "\r" in err and "audit  50% 1/2 files" in err and "audit 100% 2/2 files" in err
+    assert "\r" not in out and "2 files: 2 inspected" in out  # progress never on stdout
+    piped = run_cli("audit", lib, "--out", tmp_path / "pipe", "--jobs", "1")
+    assert "\r" not in piped.stderr and "%" not in piped.stderr
