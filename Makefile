@@ -26,7 +26,7 @@ EXT_VERSION  := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.t
 EXT_ZIP      := build/dist/$(EXT_ID)-$(EXT_VERSION).zip
 BLENDER_USER := $(CURDIR)/build/blender-user
 
-.PHONY: all demo test test-nobpy bench lint typecheck clean package test-blender test-ui
+.PHONY: all demo test test-nobpy bench lint typecheck clean package test-blender test-ui test-versions
 
 all: test
 
@@ -60,12 +60,31 @@ test-nobpy: $(NOBPY)/.installed-stamp
 	@! $(NOBPY)/bin/python -c "import bpy" 2>/dev/null || { echo "error: $(NOBPY) has bpy; it must not"; exit 1; }
 	$(NOBPY)/bin/python -m pytest tests/core tests/model tests/test_layers.py
 
+# The add-on and command-line tests against the other Blender versions the manifest claims
+# (bpy from PyPI, Python 3.11, one venv each, run in sequence): the oldest claimed LTS and
+# the current LTS. The main venv covers 5.0, make test-blender the 4.3 binary.
+BPY_42 := 4.2.23
+BPY_45 := 4.5.15
+VERSION_TEST_PATHS ?= tests/scene tests/ui tests/cli
+.venv-bpy%/.installed-stamp: pyproject.toml
+	$(PYTHON) -m venv .venv-bpy$*
+	.venv-bpy$*/bin/python -m pip install --quiet --upgrade pip
+	.venv-bpy$*/bin/python -m pip install --quiet "bpy==$(BPY_$*)" -e ".[test]"
+	@touch $@
+
+test-versions: .venv-bpy42/.installed-stamp .venv-bpy45/.installed-stamp
+	@for v in 42 45; do \
+	  echo "== bpy $$(.venv-bpy$$v/bin/python -c 'import bpy; print(bpy.app.version_string)') =="; \
+	  .venv-bpy$$v/bin/python -m pytest -p no:cacheprovider $(VERSION_TEST_PATHS) || exit 1; \
+	done
+
 bench: $(STAMP)
 	$(PY) benchmarks/bench_hierarchy.py
 	$(PY) benchmarks/bench_dynamics.py
 	$(PY) benchmarks/bench_rotations.py
 	$(PY) benchmarks/bench_addon.py
 	$(PY) benchmarks/bench_frames.py
+	$(PY) benchmarks/bench_audit.py
 
 lint: $(STAMP) typecheck
 	$(PY) -m ruff check .
@@ -110,4 +129,4 @@ test-ui: $(STAMP)
 clean:
 	@! awk -v r="$(CURDIR)/build/" 'index($$5, r) == 1 { found = 1 } END { exit !found }' /proc/self/mountinfo 2>/dev/null || { \
 	  echo "error: file systems are mounted under build/ (findmnt | grep '$(CURDIR)/build'); unmount them before make clean"; exit 1; }
-	rm -rf $(VENV) $(TYPES) $(NOBPY) build dist .pytest_cache .hypothesis .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(TYPES) $(NOBPY) .venv-bpy42 .venv-bpy45 build dist .pytest_cache .hypothesis .ruff_cache .mypy_cache

@@ -1,14 +1,27 @@
-"""``python -m hierarchy_inspector ...``: the command line (see ``--help``)."""
+"""``python -m hierarchy_inspector ...``: the command line (see ``--help``).
 
+Ctrl-C or SIGTERM while Python loads the package (numpy, then Blender's module) would
+leave a traceback or worse: they wait, and ``main()`` stops at once if any came.
+
+With Blender's module loaded, the process ends with ``os._exit`` once our outputs are
+flushed and closed: bpy 4.2 from PyPI crashes (SIGSEGV) while Python shuts down after a
+glTF export (plain ``bpy.ops.export_scene.gltf`` does it too), which would turn a
+finished command's exit code into -11; Blender's own cleanup messages at exit go with it.
+"""
+
+import os
 import signal
 import sys
 
-# Ctrl-C or SIGTERM while Python loads the package (numpy, then Blender's module) would
-# leave a traceback or worse: they wait, and main() stops at once if any came.
 _interrupted: list[int] = []
 for _signum in (signal.SIGINT, signal.SIGTERM):
     signal.signal(_signum, lambda signum, _frame: _interrupted.append(signum))
 
 from .addon.cli import main  # noqa: E402
 
-sys.exit(main(interrupted=_interrupted))
+code = main(interrupted=_interrupted, keep_quiet=True)
+if "bpy" in sys.modules:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+sys.exit(code)

@@ -19,10 +19,12 @@ def cli_prefix() -> list[str]:
     return json.loads(custom) if custom else [sys.executable, "-m", "hierarchy_inspector"]
 
 
-def run_cli(*args, cwd=None, **kwargs) -> subprocess.CompletedProcess:
-    """Run the command line to the end; ``kwargs`` go to :func:`subprocess.run`."""
+def run_cli(*args, cwd=None, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
+    """Run the command line to the end; ``env`` adds to the environment, ``kwargs`` go
+    to :func:`subprocess.run`."""
+    full_env = {**os.environ, **env} if env else None
     return subprocess.run(
-        [*cli_prefix(), *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=600, **kwargs
+        [*cli_prefix(), *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=600, env=full_env, **kwargs
     )
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
@@ -11,6 +14,21 @@ from hypothesis.extra import numpy as hnp
 settings.register_profile("default", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", deadline=None, max_examples=120, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("default")
+
+
+def pytest_unconfigure(config):
+    """bpy 4.2 from PyPI crashes (SIGSEGV) while Python shuts down after a glTF export
+    (Blender's exporter alone does it): end the test process before that, with pytest's
+    own exit status, once everything is reported."""
+    bpy = sys.modules.get("bpy")
+    if bpy is not None and tuple(bpy.app.version[:2]) == (4, 2) and not bpy.app.binary_path:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(int(getattr(config, "_hi_exitstatus", 1)))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    session.config._hi_exitstatus = exitstatus
 
 
 @pytest.fixture

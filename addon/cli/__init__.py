@@ -25,7 +25,12 @@ def register_command() -> None:
     import bpy
 
     if hasattr(bpy.utils, "register_cli_command") and not _cli_handle:
-        _cli_handle.append(bpy.utils.register_cli_command(CLI_COMMAND, main))
+        _cli_handle.append(bpy.utils.register_cli_command(CLI_COMMAND, _blender_command))
+
+
+def _blender_command(argv: list[str]) -> int:
+    """``blender -b -c hierarchy_inspector``: Blender quits after it, quietly."""
+    return main(argv, keep_quiet=True)
 
 
 def unregister_command() -> None:

@@ -15,6 +15,7 @@ from ..model.exports.accumulated import accumulated_csv, accumulated_document
 from ..model.exports.fix_plans import bake_plan
 from ..model.inspection import Inspection
 from ..model.outputs import check_outputs, write_all
+from ..model.pictures import deviation_chart_png, worst_nodes_png
 from ..model.report import build_report, report_csv, report_table
 from ..model.thresholds import Thresholds
 from ..scene.bake import bake_residual
@@ -23,11 +24,15 @@ from ..scene.dynamics import scene_dynamics
 from ..scene.gltf_export import write_gltf
 from ..scene.helpers import insert_helpers
 from ..scene.scan import scan_scene
+from . import console
 from .frames_cmd import check_range, range_results, write_chart
 from .main import EXIT_OK, EXIT_THRESHOLD, say, signals_deferred
 
-#: A scene with more objects than this reports progress on stderr.
+#: A scene with more objects than this reports progress on stderr (when it is a terminal).
 PROGRESS_NODES = 2000
+
+#: ``--json -`` / ``--csv -``: the document on stdout (and the table left out).
+STDOUT = "-"
 
 
 def thresholds_of(args) -> Thresholds:
@@ -52,9 +57,10 @@ def open_scene(args):
     """Open ``args.blend``, pick ``args.scene`` and go to ``args.frame``.
 
     Blender runs Python handlers while it loads a file and changes frame, and would
-    swallow a Ctrl-C arriving in one: such signals wait until these calls are done.
+    swallow a Ctrl-C arriving in one: such signals wait until these calls are done; what
+    Blender prints meanwhile stays off the terminal.
     """
-    with signals_deferred():
+    with signals_deferred(), console.quiet():
         open_blend(args.blend)
         scene = _scene(args.scene)
         if args.frame is not None:
@@ -62,17 +68,17 @@ def open_scene(args):
     return scene
 
 
-def inspect_scene(scene, args) -> Inspection:
-    progress = None
-    if len(scene.objects) > PROGRESS_NODES:
-        progress = lambda fraction, message: say(f"{int(100 * fraction):3d}% {message}")  # noqa: E731
-    return scan_scene(scene, thresholds_of(args), progress=progress)
+def inspect_scene(scene, args, instances: bool = False) -> Inspection:
+    progress = console.progress("scan") if len(scene.objects) > PROGRESS_NODES else None
+    return scan_scene(scene, thresholds_of(args), progress=progress, instances=instances)
 
 
 def _check_outputs(args, **outputs: str | None) -> None:
     """Every output writable, none the input .blend (by identity), no two the same file;
-    ``outputs`` maps each option's name (``json`` for ``--json``) to its path."""
-    check_outputs({f"--{name}": path for name, path in outputs.items()}, {"SCENE.blend": args.blend})
+    ``outputs`` maps each option's name (``json`` for ``--json``) to its path (``-``:
+    standard output, nothing to check)."""
+    named = {f"--{name}": path for name, path in outputs.items() if path != STDOUT}
+    check_outputs(named, {"SCENE.blend": args.blend})
 
 
 def _subset(inspection: Inspection, object_name: str | None) -> list[int] | None:
@@ -94,12 +100,13 @@ def make_report(args, with_dynamics: bool = False) -> dict:
 
 
 def make_report_and_range(args, with_dynamics: bool = False):
-    """:func:`make_report`, and with ``--frames`` the range's results (else None)."""
+    """:func:`make_report`, its inspection, and with ``--frames`` the range's results
+    (else None), and the report's node indices (None: all)."""
     thresholds_of(args)  # refuse bad thresholds and ranges before opening anything
     frames = getattr(args, "frames", None)
     check_range(frames)
     scene = open_scene(args)
-    inspection = inspect_scene(scene, args)
+    inspection = inspect_scene(scene, args, instances=True)
     indices = _subset(inspection, args.object)
     dynamics = scene_dynamics(scene, inspection) if with_dynamics else None
     over_frames = None
@@ -115,7 +122,7 @@ def make_report_and_range(args, with_dynamics: bool = False):
         dynamics=dynamics,
         over_frames=over_frames,
     )
-    return report, over_frames, indices
+    return report, over_frames, indices, inspection
 
 
 def _worst_shear(report: dict) -> float:
@@ -136,19 +143,34 @@ def _worst_shear(report: dict) -> float:
 
 def cmd_report(args) -> int:
     chart = getattr(args, "chart", None)
+    pictures = getattr(args, "pictures", None)
     if chart and getattr(args, "frames", None) is None:
         raise UsageError("--chart draws a frame range: give --frames too")
-    _check_outputs(args, json=args.json, csv=args.csv, chart=chart)
-    report, over_frames, indices = make_report_and_range(args, with_dynamics=args.dynamics)
+    if args.json == STDOUT and args.csv == STDOUT:
+        raise UsageError("--json - and --csv -: only one of them can go to stdout")
+    picture_paths = [os.path.join(pictures, n) for n in ("worst_nodes.png", "deviation_chart.png")] if pictures else []
+    if pictures and not os.path.isdir(pictures):
+        os.makedirs(pictures, exist_ok=True)
+    _check_outputs(args, json=args.json, csv=args.csv, chart=chart, pictures=picture_paths[0] if pictures else None)
+    report, over_frames, indices, inspection = make_report_and_range(args, with_dynamics=args.dynamics)
     files: dict = {}
     if chart:
         files[chart] = lambda tmp: write_chart(tmp, over_frames, indices)
-    if args.json:
-        files[args.json] = json.dumps(report, indent=1) + "\n"
-    if args.csv:
-        files[args.csv] = report_csv(report)
+    if pictures:
+        files[picture_paths[0]] = lambda tmp: worst_nodes_png(inspection, tmp)
+        files[picture_paths[1]] = lambda tmp: deviation_chart_png(inspection, tmp)
+    texts = {args.json: json.dumps(report, indent=1) + "\n" if args.json else None}
+    texts[args.csv] = report_csv(report) if args.csv else None
+    for path, text in texts.items():
+        if path and path != STDOUT:
+            files[path] = text
     write_all(files)
-    print(report_table(report))
+    if STDOUT in texts:
+        console.user_stdout().write(texts[STDOUT])
+    else:
+        print(report_table(report))
+    flagged = sum(1 for e in report["nodes"] if e["flagged"])
+    args.summary = f"{len(report['nodes'])} nodes, {flagged} flagged, worst shear {_worst_shear(report):.2f} deg"
     if args.fail_on_shear is not None:
         worst = _worst_shear(report)
         if worst > args.fail_on_shear:
@@ -167,13 +189,17 @@ def cmd_export(args) -> int:
         raise UsageError(f"{args.out!r}: glTF output must be a .glb (one file, written whole)")
     scene = open_scene(args)
     if args.target == "gltf":
-        with signals_deferred():  # inside Blender's exporter a Ctrl-C would read as its failure
+        instances = instance_notes(scan_scene(scene, thresholds, instances=True))
+        with signals_deferred(), console.quiet():  # a Ctrl-C inside the exporter would read as its failure
             result = write_gltf(scene, args.out, y_up=not args.z_up, thresholds=thresholds)
         print(
             f"wrote {args.out!r}: {result.helpers} helper node(s) where local shear > {thresholds.shear_deg:g} deg; "
             f"read back as a viewer composes it, relative error {result.relative_error:.2e} "
             f"(max {result.absolute_error:.2e} units)"
         )
+        for line in instances:
+            print(line)
+        args.summary = f"{result.helpers} helper node(s), relative error {result.relative_error:.1e}"
         return EXIT_OK
     document = accumulated_document(inspect_scene(scene, args))
     files = {args.out: json.dumps(document, indent=1) + "\n"}
@@ -184,7 +210,28 @@ def cmd_export(args) -> int:
         f"wrote {args.out!r}: {len(document['nodes'])} nodes; largest residual corner distance "
         f"{document['max_residual_corner']:.3g} (sheared Blender worlds; fix --method bake removes it)"
     )
+    args.summary = f"{len(document['nodes'])} nodes"
     return EXIT_OK
+
+
+def instance_notes(inspection: Inspection) -> list[str]:
+    """What the glTF export does with instances: Blender's exporter writes them as they
+    are (a node per instance, its TRS decomposed from Blender's matrix); no helper can go
+    above an instance, so the ones whose local matrix holds shear are named."""
+    nodes = inspection.nodes
+    count = len(nodes.instance_of)
+    if not count:
+        return []
+    lossy = [nodes.label(i) for i in sorted(nodes.instance_of) if inspection.lossy_local[i]]
+    lines = [
+        f"instances: {count} exported by Blender's exporter as they are (not corrected); "
+        f"{len(lossy)} lose shear (local shear > {inspection.thresholds.shear_deg:g} deg)"
+    ]
+    shown = lossy[:10]
+    if shown:
+        more = f" and {len(lossy) - len(shown)} more" if len(lossy) > len(shown) else ""
+        lines.append(f"not corrected: {', '.join(repr(n) for n in shown)}{more}")
+    return lines
 
 
 # -- fix ------------------------------------------------------------------------------------
@@ -206,8 +253,9 @@ def cmd_fix(args) -> int:
     else:
         changed = bake_residual(inspection)
         what = f"objects baked (world shear > {thresholds.shear_deg:g} deg)"
-    with signals_deferred():  # inside Blender's save a Ctrl-C would read as a failed save
+    with signals_deferred(), console.quiet():  # a Ctrl-C inside Blender's save would read as a failed save
         save_copy(args.out)
+    args.summary = f"{len(changed)} changed"
     print(f"wrote {args.out!r}: {len(changed)} {what}" + (f" ({', '.join(changed)})" if changed else ""))
     if args.method == "bake":
         _objects, bones = bake_plan(inspection)

@@ -9,7 +9,7 @@ import bpy
 
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
 from ..model.outputs import write_text
-from ..model.pictures import PicturesUnavailable, deviation_chart_png, worst_nodes_png
+from ..model.pictures import deviation_chart_png, worst_nodes_png
 from ..model.report import build_report, report_csv, report_table
 from ..model.text import format_table
 from ..model.thresholds import DEFAULT as THRESHOLDS
@@ -18,6 +18,7 @@ from ..scene.blend_files import save_copy
 from ..scene.demo_scenes import build_demo_scene
 from ..scene.gltf_export import write_gltf
 from ..scene.scan import scan_scene
+from .console import quiet
 
 
 def _reload(path: str):
@@ -29,11 +30,12 @@ def run_demo(out_dir: str) -> int:
     """Build the demo .blend, report, pictures, both exports and the bake fix."""
     os.makedirs(out_dir, exist_ok=True)
     path = lambda name: os.path.join(out_dir, name)  # noqa: E731
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    scene = build_demo_scene(bpy.context.scene)
     blend = os.path.abspath(path("demo.blend"))
-    save_copy(blend)
-    scene = _reload(blend)
+    with quiet():
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        scene = build_demo_scene(bpy.context.scene)
+        save_copy(blend)
+        scene = _reload(blend)
 
     inspection = scan_scene(scene, THRESHOLDS)
     fps = scene.render.fps / scene.render.fps_base
@@ -46,15 +48,13 @@ def run_demo(out_dir: str) -> int:
     print(report_table(report))
 
     written = ["demo.blend", "report.json", "report.csv"]
-    try:
-        worst_nodes_png(inspection, path("worst_nodes.png"))
-        deviation_chart_png(inspection, path("deviation_chart.png"))
-        written += ["worst_nodes.png", "deviation_chart.png"]
-    except PicturesUnavailable as exc:
-        print(f"(pictures skipped: {exc})")
+    worst_nodes_png(inspection, path("worst_nodes.png"))
+    deviation_chart_png(inspection, path("deviation_chart.png"))
+    written += ["worst_nodes.png", "deviation_chart.png"]
 
     rows = []
-    plain = write_gltf(scene, path("demo_plain.glb"), helpers=False, thresholds=THRESHOLDS)
+    with quiet():
+        plain = write_gltf(scene, path("demo_plain.glb"), helpers=False, thresholds=THRESHOLDS)
     rows.append(
         (
             "glTF, Blender's exporter as is",
@@ -64,8 +64,9 @@ def run_demo(out_dir: str) -> int:
             "0",
         )
     )
-    scene = _reload(blend)
-    fixed = write_gltf(scene, path("demo_fixed.glb"), thresholds=THRESHOLDS)
+    with quiet():
+        scene = _reload(blend)
+        fixed = write_gltf(scene, path("demo_fixed.glb"), thresholds=THRESHOLDS)
     rows.append(
         (
             "glTF, helpers inserted",
@@ -76,12 +77,14 @@ def run_demo(out_dir: str) -> int:
         )
     )
 
-    scene = _reload(blend)
+    with quiet():
+        scene = _reload(blend)
     accumulated = accumulated_document(scan_scene(scene, THRESHOLDS))
     write_text(path("accumulated.json"), json.dumps(accumulated, indent=1) + "\n")
     write_text(path("accumulated.csv"), accumulated_csv(accumulated))
-    baked = bake_residual(scan_scene(scene, THRESHOLDS))
-    save_copy(path("demo_baked.blend"))
+    with quiet():
+        baked = bake_residual(scan_scene(scene, THRESHOLDS))
+        save_copy(path("demo_baked.blend"))
     after = accumulated_document(scan_scene(scene, THRESHOLDS))
     write_text(path("accumulated_baked.json"), json.dumps(after, indent=1) + "\n")
     objects_after = max((e["residual"]["max_corner"] for e in after["nodes"] if e["kind"] == "object"), default=0.0)

@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from ..model.errors import InspectorError, UsageError
 from ..model.frames import parse_frame
 from ..model.thresholds import DEFAULT, parse_threshold
+from . import console
+from .audit_args import add_audit_parser
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -92,14 +94,27 @@ def _run(command: str, args) -> int:
         from .demo import cmd_demo
 
         return cmd_demo(args)
+    if command == "audit":
+        from .audit import cmd_audit  # the parent process needs no bpy: workers open the files
+
+        return cmd_audit(args)
     with signals_deferred():
         require_bpy()
         from . import commands  # imports the scene layer, hence bpy
+    if command == "audit-file":
+        from .audit_worker import cmd_audit_file
+
+        return cmd_audit_file(args)
 
     return {"report": commands.cmd_report, "export": commands.cmd_export, "fix": commands.cmd_fix}[command](args)
 
 
+def _add_verbose(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--verbose", action="store_true", help="let Blender's own log lines through (quiet by default)")
+
+
 def _add_common(p: argparse.ArgumentParser) -> None:
+    _add_verbose(p)
     p.add_argument("blend", metavar="SCENE.blend", help="the .blend file to read (never modified)")
     p.add_argument("--scene", help="scene name (default: the file's active scene)")
     p.add_argument("--frame", type=_frame, help="frame to evaluate (default: the file's current frame)")
@@ -128,11 +143,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="build the demo scene and run every job on it")
     demo.add_argument("--out", metavar="DIR", help="folder for the demo's files (default: build/demo)")
+    _add_verbose(demo)
 
     report = sub.add_parser("report", help="inspect a .blend and write the report")
     _add_common(report)
-    report.add_argument("--json", metavar="OUT", help="write the report as JSON (schema hierarchy_inspector.report/1)")
-    report.add_argument("--csv", metavar="OUT", help="write one CSV row per node")
+    report.add_argument(
+        "--json", metavar="OUT", help="write the report as JSON (schema hierarchy_inspector.report/1); - for stdout"
+    )
+    report.add_argument("--csv", metavar="OUT", help="write one CSV row per node; - for stdout")
+    report.add_argument(
+        "--pictures", metavar="DIR", help="draw worst_nodes.png and deviation_chart.png into DIR (numpy only)"
+    )
     report.add_argument(
         "--fail-on-shear",
         type=parse_threshold,
@@ -162,21 +183,25 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(fix)
     fix.add_argument("--method", required=True, choices=("helpers", "bake"))
     fix.add_argument("--out", required=True, metavar="FIXED.blend")
+    add_audit_parser(sub, _add_verbose)
     return parser
 
 
-def main(argv: list[str] | None = None, interrupted: list[int] | None = None) -> int:
+def main(argv: list[str] | None = None, interrupted: list[int] | None = None, *, keep_quiet: bool = False) -> int:
     """Run one command; returns the exit code (see the module docstring).
 
     ``interrupted``: signals that arrived while the package loaded (``__main__`` defers
-    them); any makes the run stop at once with exit code 130.
+    them); any makes the run stop at once with exit code 130. Blender's own output is
+    silenced unless ``--verbose`` (:mod:`.console`); with ``keep_quiet`` (the process
+    entry points) it stays silenced after the command, so that Blender's messages at
+    exit do not reach the user either.
     """
     if not _main_thread():
-        return _main(argv)
+        return _main(argv, keep_quiet)
     previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _terminate)}
     previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        return EXIT_INTERRUPTED if interrupted else _main(argv)
+        return EXIT_INTERRUPTED if interrupted else _main(argv, keep_quiet)
     finally:
         _restore(previous)
 
@@ -185,14 +210,18 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _main(argv: list[str] | None) -> int:
+def _main(argv: list[str] | None, keep_quiet: bool) -> int:
     started = time.perf_counter()
     try:
         try:
             args = build_parser().parse_args(argv)
         except SystemExit as exc:  # --help / --version printed and asked to stop
             return int(exc.code or 0) and EXIT_INPUT
-        code = _run(args.command, args)
+        console.start(getattr(args, "verbose", False))
+        try:
+            code = _run(args.command, args)
+        finally:
+            console.stop(restore_descriptors=not keep_quiet)
     except InspectorError as exc:
         say(str(exc))
         return EXIT_INPUT
@@ -203,6 +232,6 @@ def _main(argv: list[str] | None) -> int:
             traceback.print_exc()
         say(f"internal error: {type(exc).__name__}: {exc}")
         return EXIT_BUG
-    if args.command != "demo" and time.perf_counter() - started > 5:
-        say(f"done in {time.perf_counter() - started:.1f} s")
+    done = getattr(args, "summary", None)
+    console.summary(f"{args.command}: {done + ', ' if done else ''}{time.perf_counter() - started:.1f} s")
     return code

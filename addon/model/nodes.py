@@ -13,6 +13,7 @@ import numpy as np
 
 OBJECT = "object"
 BONE = "bone"
+INSTANCE = "instance"  #: a collection, geometry-nodes or particle instance (its instancer is its parent)
 
 
 def node_label(object_name: str, bone_name: str = "") -> str:
@@ -51,6 +52,8 @@ class Nodes:
     inherit_scale: list[str] = field(default_factory=list)
     deform: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     types: list[str] = field(default_factory=list)
+    #: node index -> name of the instanced object, for instance nodes (see ``scene.instances``)
+    instance_of: dict[int, str] = field(default_factory=dict)
 
     def __post_init__(self):
         n = len(self.keys)
@@ -73,7 +76,7 @@ class Nodes:
         return bone or obj
 
     def kind(self, i: int) -> str:
-        return BONE if self.keys[i][1] else OBJECT
+        return BONE if self.keys[i][1] else INSTANCE if i in self.instance_of else OBJECT
 
     def armature(self, i: int) -> str | None:
         obj, bone = self.keys[i]
@@ -110,6 +113,7 @@ class Nodes:
             [self.inherit_scale[i] for i in keep],
             self.deform[keep],
             [self.types[i] for i in keep],
+            {int(new_index[i]): name for i, name in self.instance_of.items() if new_index[i] >= 0},
         )
 
     def chain(self, i: int) -> list[int]:

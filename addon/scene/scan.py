@@ -14,21 +14,24 @@ import numpy as np
 from ..model.inspection import Inspection, inspect, inspect_valid
 from ..model.nodes import Nodes
 from ..model.thresholds import DEFAULT, Thresholds
+from .instances import with_instances
 from .reading import read_nodes
 
 
-def scan_scene(scene, thresholds: Thresholds = DEFAULT, progress=None) -> Inspection:
-    """Inspect every object of ``scene`` and every pose bone of its armatures.
+def scan_scene(scene, thresholds: Thresholds = DEFAULT, progress=None, instances: bool = False) -> Inspection:
+    """Inspect every object of ``scene`` and every pose bone of its armatures; with
+    ``instances``, also every collection / geometry-nodes / particle instance, as a node
+    under its instancer (:mod:`.instances`; evaluated for the current view layer).
 
     ``progress(fraction, message)`` is called between phases (reading, analysing).
     Raises :class:`~..model.errors.SceneDataError` naming the object or bone and the
     property where a value is NaN or infinite.
     """
-    return scan_scene_valid(scene, thresholds, progress, strict=True)[0]
+    return scan_scene_valid(scene, thresholds, progress, instances, strict=True)[0]
 
 
 def scan_scene_valid(
-    scene, thresholds: Thresholds = DEFAULT, progress=None, strict: bool = False
+    scene, thresholds: Thresholds = DEFAULT, progress=None, instances: bool = False, strict: bool = False
 ) -> tuple[Inspection, list[str]]:
     """:func:`scan_scene` that goes on where one object is bad: the inspection of every
     node with finite values, and one message per place where NaN or infinity starts
@@ -36,6 +39,11 @@ def scan_scene_valid(
     if progress:
         progress(0.0, "reading the scene")
     nodes = annotate(read_nodes(scene.objects), scene.objects)
+    if instances:
+        layer = bpy.context.view_layer if scene == bpy.context.scene else scene.view_layers[0]
+        nodes = with_instances(
+            nodes, layer.depsgraph if layer != bpy.context.view_layer else bpy.context.evaluated_depsgraph_get()
+        )
     if progress:
         progress(0.5, f"analysing {len(nodes)} nodes")
     result = (inspect(nodes, thresholds), []) if strict else inspect_valid(nodes, thresholds)

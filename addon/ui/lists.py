@@ -73,7 +73,7 @@ class HI_UL_scan(bpy.types.UIList):
         room = factor * total - fit.ICON_PX * fit.ui_scale(context)
         split.label(
             text=_record(context, fit.fit_start(context, name, room), room),
-            icon="BONE_DATA" if item.bone_name else "OBJECT_DATA",
+            icon="BONE_DATA" if item.bone_name else "OUTLINER_OB_GROUP_INSTANCE" if item.instancer else "OBJECT_DATA",
         )
         right = split.row(align=True)
         right.alignment = "RIGHT"

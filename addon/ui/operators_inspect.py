@@ -93,13 +93,13 @@ class HI_OT_select_flagged(bpy.types.Operator):
         first = None
         view_layer = context.view_layer
         for item in items:
-            obj = bpy.data.objects.get(item.object_name)
+            obj = bpy.data.objects.get(item.instancer or item.object_name)
             if obj is None or view_layer.objects.get(obj.name) is None:
                 missing += 1
                 continue
             obj.select_set(True)
             first = first or obj
-            if item.bone_name and obj.type == "ARMATURE" and item.bone_name in obj.pose.bones:
+            if item.bone_name and not item.instancer and obj.type == "ARMATURE" and item.bone_name in obj.pose.bones:
                 set_bone_selected(obj, item.bone_name, True)
             selected += 1
         if first is not None and view_layer.objects.active is None:
@@ -146,6 +146,7 @@ def fill_scan_list(scene_settings, inspection: Inspection, seconds: float) -> No
         item = items.add()
         item.object_name, item.bone_name = nodes.keys[i]
         item.kind = nodes.kind(i)
+        item.instancer = nodes.keys[nodes.parents[i]][0] if i in nodes.instance_of else ""
         item.max_corner = float(worst[i])
         item.matrix_corner = float(a.matrix_model_deviation.max_corner[i])
         item.accumulated_corner = float(a.accumulated_deviation.max_corner[i])
@@ -161,7 +162,7 @@ def fill_scan_list(scene_settings, inspection: Inspection, seconds: float) -> No
 
 
 class HI_OT_scan(bpy.types.Operator):
-    """Inspect every object and bone of the scene and list the flagged ones"""
+    """Inspect every object, bone and instance of the scene and list the flagged ones"""
 
     bl_idname = "hierarchy_inspector.scan"
     bl_label = "Scan scene"
@@ -183,6 +184,7 @@ class HI_OT_scan(bpy.types.Operator):
                 context.scene,
                 settings.thresholds(context),
                 progress=lambda f, _msg: wm.progress_update(int(100 * f)),
+                instances=True,
             )
         except InspectorError as exc:
             self.report({"ERROR"}, f"Scan failed: {exc}")

@@ -19,7 +19,11 @@ from ..scene.selection import frame_selected, select_node
 def _select_scan_item(self, context) -> None:
     if 0 <= self.scan_index < len(self.scan_items):
         item = self.scan_items[self.scan_index]
-        if select_node(context, item.object_name, item.bone_name):
+        if item.instancer:  # an instance: select what carries it
+            selected = select_node(context, item.instancer)
+        else:
+            selected = select_node(context, item.object_name, item.bone_name)
+        if selected:
             frame_selected(context)
 
 
@@ -52,6 +56,7 @@ class HI_ScanItem(bpy.types.PropertyGroup):
     object_name: StringProperty(name="Object")  # type: ignore[valid-type]
     bone_name: StringProperty(name="Bone")  # type: ignore[valid-type]
     kind: StringProperty(name="Kind")  # type: ignore[valid-type]
+    instancer: StringProperty(name="Instancer")  # type: ignore[valid-type]
     max_corner: FloatProperty(name="Corner deviation", subtype="DISTANCE")  # type: ignore[valid-type]
     matrix_corner: FloatProperty(name="Exported (matrix engines)", subtype="DISTANCE")  # type: ignore[valid-type]
     accumulated_corner: FloatProperty(name="Accumulated engines", subtype="DISTANCE")  # type: ignore[valid-type]

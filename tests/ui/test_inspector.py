@@ -333,3 +333,19 @@ def test_fix_tip_for_a_bone_under_a_scaled_armature_object(addon):
     i = result.nodes.index()[("Rig", "B")]
     assert result.shear_max[i] > 10
     assert any("apply the scale of 'Rig' (Ctrl+A > Scale)" in a.text for a in advice(result, i))
+
+
+def test_scan_lists_instances_and_selects_their_instancer(addon):
+    from instance_scenes import collection_instance
+
+    spawner, _leaf = collection_instance(bpy.context.scene)
+    assert bpy.ops.hierarchy_inspector.scan() == {"FINISHED"}
+    settings = bpy.context.scene.hierarchy_inspector
+    assert settings.scan_nodes == 2  # the instancer and its instance
+    items = list(settings.scan_items)
+    k = next(j for j, it in enumerate(items) if it.kind == "instance")
+    assert items[k].object_name == "Spawner / Leaf #0" and items[k].instancer == "Spawner"
+    settings.scan_index = k
+    assert bpy.context.view_layer.objects.active == spawner and spawner.select_get()
+    assert bpy.ops.hierarchy_inspector.select_flagged() == {"FINISHED"}
+    assert spawner.select_get()

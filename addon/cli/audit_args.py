@@ -1,0 +1,82 @@
+"""The ``audit`` and ``audit-file`` command lines (parsing only: nothing here imports bpy)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from ..model.audit.records import parse_shard
+from ..model.thresholds import DEFAULT
+
+#: Seconds one file may take before its worker is stopped and the file recorded as timed out.
+DEFAULT_TIMEOUT = 300.0
+
+
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be above 0, not {text}")
+    return value
+
+
+def _add_thresholds(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--shear-threshold", type=float, default=DEFAULT.shear_deg, metavar="DEG")
+    p.add_argument("--corner-threshold", type=float, default=DEFAULT.corner, metavar="UNITS")
+
+
+def add_audit_parser(sub, add_verbose) -> None:
+    """Add ``audit`` (the user's command) and ``audit-file`` (one worker's file) to ``sub``."""
+    audit = sub.add_parser(
+        "audit",
+        help="inspect every .blend under folders (one worker process per job); JSON Lines, table, HTML",
+        description="Inspect every .blend under the given folders (recursively) and files, one worker process "
+        "per file, and write DIR/audit.jsonl (one line per file), DIR/summary.txt and DIR/index.html. "
+        "With --merge, the arguments are the output folders of earlier runs (e.g. shards) to combine.",
+    )
+    audit.add_argument("paths", nargs="+", metavar="FOLDER_OR_FILE")
+    audit.add_argument("--out", required=True, metavar="DIR", help="folder for audit.jsonl, summary.txt, index.html")
+    audit.add_argument(
+        "--jobs", type=_positive_int, default=os.cpu_count() or 1, help="worker processes at once (default: CPUs)"
+    )
+    audit.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"stop a file's worker after this long (default {DEFAULT_TIMEOUT:g})",
+    )
+    audit.add_argument(
+        "--resume", action="store_true", help="skip files already in DIR/audit.jsonl with the same modification time"
+    )
+    audit.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="K/N",
+        help="only the K-th of N stable slices (hash of the path relative to the folder given)",
+    )
+    audit.add_argument("--merge", action="store_true", help="combine the audit folders given as arguments into --out")
+    audit.add_argument("--pictures", type=int, default=12, metavar="COUNT", help="files with pictures (worst first)")
+    audit.add_argument("--fail-on-shear", type=float, metavar="DEG", help="exit 1 if any file's shear exceeds DEG")
+    _add_thresholds(audit)
+    add_verbose(audit)
+
+    worker = sub.add_parser("audit-file", help="one file of an audit (what audit's workers run)")
+    worker.add_argument("blend", metavar="SCENE.blend")
+    worker.add_argument("--result", required=True, metavar="OUT.json", help="where the file's record is written")
+    worker.add_argument("--picture", metavar="OUT.png", help="draw the worst nodes here when something is flagged")
+    _add_thresholds(worker)
+    add_verbose(worker)
