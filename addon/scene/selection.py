@@ -57,8 +57,11 @@ def frame_selected(context) -> bool:
     region = next((r for r in area.regions if r.type == "WINDOW"), None) if area is not None else None
     if region is None:
         return False
-    with context.temp_override(area=area, region=region):
-        bpy.ops.view3d.view_selected(use_all_regions=False)
+    try:
+        with context.temp_override(area=area, region=region):
+            bpy.ops.view3d.view_selected(use_all_regions=False)
+    except RuntimeError:  # nothing to frame (e.g. a hidden bone): the selection stands
+        return False
     return True
 
 
