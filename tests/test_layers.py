@@ -48,3 +48,17 @@ def test_no_module_over_500_lines_and_no_folder_over_15_modules():
         str(d.relative_to(ROOT)): n for d in {p.parent for p in sources} if (n := len(list(d.glob("*.py")))) > 15
     }
     assert crowded == {}
+
+
+def test_every_package_folder_is_listed_for_installs():
+    """pyproject.toml lists the packages by hand (the repository root is the package):
+    a folder missing from the list would be missing from a non-editable install."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {
+        ".".join(("hierarchy_inspector", *p.parent.relative_to(ROOT).parts))
+        for folder in ("core", "addon")
+        for p in (ROOT / folder).rglob("__init__.py")
+    }
+    assert folders | {"hierarchy_inspector"} == listed

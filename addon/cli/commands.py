@@ -18,11 +18,11 @@ from ..model.outputs import check_outputs, write_all
 from ..model.pictures import deviation_chart_png, worst_nodes_png
 from ..model.report import build_report, report_csv, report_table
 from ..model.thresholds import Thresholds
-from ..scene.bake import bake_residual
 from ..scene.blend_files import open_blend, save_copy
 from ..scene.dynamics import scene_dynamics
+from ..scene.edits.bake import bake_residual
+from ..scene.edits.helpers import insert_helpers
 from ..scene.gltf_export import write_gltf
-from ..scene.helpers import insert_helpers
 from ..scene.scan import scan_scene
 from . import console
 from .frames_cmd import check_range, range_results, write_chart

@@ -13,9 +13,9 @@ from ..model.pictures import deviation_chart_png, worst_nodes_png
 from ..model.report import build_report, report_csv, report_table
 from ..model.text import format_table
 from ..model.thresholds import DEFAULT as THRESHOLDS
-from ..scene.bake import bake_residual
 from ..scene.blend_files import save_copy
 from ..scene.demo_scenes import build_demo_scene
+from ..scene.edits.bake import bake_residual
 from ..scene.gltf_export import write_gltf
 from ..scene.scan import scan_scene
 from .console import quiet

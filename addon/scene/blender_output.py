@@ -22,9 +22,11 @@ class Captured:
 
 
 @contextlib.contextmanager
-def captured_output() -> Iterator[Captured]:
+def captured_output(echo: bool = True) -> Iterator[Captured]:
     """Send fds 1 and 2 to a temporary file for the block; the text is in the yielded
-    :class:`Captured` afterwards (also when the block raises)."""
+    :class:`Captured` afterwards (also when the block raises). With ``echo`` the text is
+    then written to fd 1 after all, wherever it points: the terminal with ``--verbose``,
+    the null device otherwise (see :mod:`..cli.console`), Blender's console in the UI."""
     captured = Captured()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
@@ -44,4 +46,8 @@ def captured_output() -> Iterator[Captured]:
             for fd in saved:
                 os.close(fd)
             sink.seek(0)
-            captured.text = sink.read().decode("utf-8", "replace")
+            raw = sink.read()
+            captured.text = raw.decode("utf-8", "replace")
+            if echo and raw:
+                with contextlib.suppress(OSError):
+                    os.write(1, raw)

@@ -18,7 +18,7 @@ from ..model.exports.gltf_file import Gltf
 from ..model.outputs import check_writable, write_with
 from ..model.thresholds import DEFAULT, Thresholds
 from .blender_output import captured_output
-from .helpers import HelperResult, insert_helpers, remove_helpers
+from .edits.helpers import HelperResult, insert_helpers, remove_helpers
 from .scan import scan_scene
 
 

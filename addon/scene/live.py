@@ -19,7 +19,7 @@ from bpy.app.handlers import persistent
 from ..model.inspection import Inspection, inspect
 from ..model.nodes import Nodes
 from ..model.views import accumulated_export_residual
-from . import reading, settings, verify
+from . import data_checks, reading, settings, verify
 from .reading import active_key, chain_indices, chain_objects
 from .scan import annotate
 
@@ -195,6 +195,8 @@ def read_chain_nodes(context) -> tuple[Nodes, list[int]] | None:
             parents_all[start + k] = start + parents[k] if parents[k] >= 0 else index.get((arm.name, ""), -1)
         start += len(bones)
     nodes = Nodes(keys, parents_all, np.concatenate(worlds), np.concatenate(mins), np.concatenate(maxs))
+    if not np.isfinite(nodes.world).all():
+        data_checks.describe(nodes)
     modes = [o.rotation_mode for o in objects]
     notes = verify.check_objects(reading._Sequence(objects), objects, modes, parent_object, parent_types, nodes.world)
     for arm, bones, parents, pose in poses:

@@ -13,9 +13,9 @@ from ..model.errors import InspectorError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
 from ..model.outputs import check_outputs, write_all
 from ..scene import live, settings
-from ..scene.bake import bake_residual
+from ..scene.edits.bake import bake_residual
+from ..scene.edits.helpers import insert_helpers
 from ..scene.gltf_export import write_gltf
-from ..scene.helpers import insert_helpers
 from ..scene.scan import scan_scene
 
 

@@ -18,7 +18,8 @@ bpy = pytest.importorskip("bpy")
 
 from hierarchy_inspector.addon.model.advice.actions import ACCUMULATED, GLTF, advice  # noqa: E402
 from hierarchy_inspector.addon.model.exports.accumulated import accumulated_locals  # noqa: E402
-from hierarchy_inspector.addon.scene import bake, demo_scenes, gltf_export, helpers  # noqa: E402
+from hierarchy_inspector.addon.scene import demo_scenes, gltf_export  # noqa: E402
+from hierarchy_inspector.addon.scene.edits import bake, helpers  # noqa: E402
 from hierarchy_inspector.addon.scene.scan import scan_scene  # noqa: E402
 
 #: glTF read back: largest matrix-entry difference allowed (float32 file, scene units ~10).

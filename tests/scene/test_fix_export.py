@@ -13,7 +13,8 @@ bpy = pytest.importorskip("bpy")
 from hierarchy_inspector.addon.model.errors import FixError  # noqa: E402
 from hierarchy_inspector.addon.model.exports.fix_plans import helper_plan  # noqa: E402
 from hierarchy_inspector.addon.model.exports.gltf_check import gltf_error  # noqa: E402
-from hierarchy_inspector.addon.scene import bake, demo_scenes, gltf_export, helpers  # noqa: E402
+from hierarchy_inspector.addon.scene import demo_scenes, gltf_export  # noqa: E402
+from hierarchy_inspector.addon.scene.edits import bake, helpers  # noqa: E402
 from hierarchy_inspector.addon.scene.scan import scan_scene  # noqa: E402
 
 

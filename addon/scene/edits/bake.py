@@ -20,10 +20,10 @@ from typing import NamedTuple, cast
 import bpy
 import numpy as np
 
-from ... import core
-from ..model.errors import FixError
-from ..model.exports.fix_plans import bake_plan
-from ..model.inspection import Inspection
+from .... import core
+from ...model.errors import FixError
+from ...model.exports.fix_plans import bake_plan
+from ...model.inspection import Inspection
 from .editing import as_np, check_editable, parent_matrix, to_blender
 
 BAKEABLE = {"MESH", "EMPTY"}

@@ -11,10 +11,10 @@ from typing import NamedTuple
 import bpy
 import numpy as np
 
-from ... import core
-from ..model.errors import FixError
-from ..model.exports.fix_plans import helper_plan
-from ..model.inspection import Inspection
+from .... import core
+from ...model.errors import FixError
+from ...model.exports.fix_plans import helper_plan
+from ...model.inspection import Inspection
 from .editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, as_np, check_editable, parent_matrix, to_blender
 
 
