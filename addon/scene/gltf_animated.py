@@ -102,7 +102,7 @@ class AnimatedResult(NamedTuple):
     error: FrameError  #: the file against Blender at every exported frame
     frames: list  #: the exported frames
     helpers: list  #: labels of the nodes that got an animated helper
-    half_frame_relative: float | None  #: the same error at the half frames (engine interpolation)
+    half_frame: FrameError | None  #: the same comparison at the half frames (engine interpolation)
     not_checked: list  #: (name, why): nodes checked through their joints or not corrected
     seconds: dict  #: blender_export, read, helpers, check, half_frames
 
@@ -154,6 +154,6 @@ def write_gltf_frames(
         t0 = time.perf_counter()
         mids = (np.asarray(frames[:-1], dtype=np.float64) + np.asarray(frames[1:])) / 2.0
         world = read_subframes(scene, mids)
-        half = animated_error(result["gltf"], series.keys, world, mids / fps, conversion, skip).relative
+        half = animated_error(result["gltf"], series.keys, world, mids / fps, conversion, skip)
         seconds["half_frames"] = time.perf_counter() - t0
     return AnimatedResult(result["error"], frames, result["helpers"], half, not_checked, seconds)

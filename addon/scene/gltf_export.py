@@ -31,7 +31,9 @@ def gltf_conversion(y_up: bool) -> np.ndarray:
 
 
 def export_gltf(filepath: str, *, y_up: bool = True, selection_only: bool = False) -> None:
-    """Blender's own glTF exporter, pose as shown (no rest pose, no animation)."""
+    """Blender's own glTF exporter, pose as shown at the current frame (no rest pose, no
+    animation). ``export_current_frame``: without it the exporter goes to frame 0 first
+    and writes that frame's pose whatever frame the scene is on."""
     fmt = "GLB" if filepath.lower().endswith(".glb") else "GLTF_SEPARATE"
     bpy.ops.export_scene.gltf(
         filepath=filepath,
@@ -39,6 +41,7 @@ def export_gltf(filepath: str, *, y_up: bool = True, selection_only: bool = Fals
         export_yup=y_up,
         use_selection=selection_only,
         export_animations=False,
+        export_current_frame=True,
         export_rest_position_armature=False,
         export_apply=False,
     )

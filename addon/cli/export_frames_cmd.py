@@ -1,0 +1,57 @@
+"""``export --frames``: glTF exact at every frame of a range (Blender's exporter, animated
+helper nodes, read back at every frame), or per-frame local TRS for accumulating engines.
+Exit 1 when the file read back is further from Blender than the self-check's tolerance
+at some frame."""
+
+from __future__ import annotations
+
+import json
+
+from ..model.exports.accumulated_frames import accumulated_frames_csv, accumulated_frames_document
+from ..model.exports.animated_gltf import CHECK_TOLERANCE
+from ..model.outputs import write_text
+from ..model.thresholds import Thresholds
+from ..scene.frames import read_frames
+from ..scene.gltf_animated import write_gltf_frames
+from .frames_cmd import scene_range
+from .main import EXIT_OK, EXIT_THRESHOLD, say
+
+
+def check_result(relative: float, what: str) -> int:
+    """EXIT_THRESHOLD (with one line on stderr) when ``relative`` exceeds the tolerance."""
+    if relative > CHECK_TOLERANCE:
+        say(f"{what}: read back {relative:.2e} relative from Blender, over the tolerance {CHECK_TOLERANCE:g}")
+        return EXIT_THRESHOLD
+    return EXIT_OK
+
+
+def export_frames(scene, args, thresholds: Thresholds) -> int:
+    frame_range = scene_range(scene, args.frames)
+    if args.target == "gltf":
+        result = write_gltf_frames(scene, args.out, frame_range, y_up=not args.z_up, thresholds=thresholds)
+        err = result.error
+        worst = max(err.per_node, key=err.per_node.get) if err.per_node else "-"
+        half = f"{result.half_frame.relative:.2e}" if result.half_frame is not None else "n/a"
+        print(
+            f"wrote {args.out}: frames {frame_range.start}..{frame_range.end} step {frame_range.step} "
+            f"({len(result.frames)} keys); {len(result.helpers)} animated helper node(s)"
+            + (f" ({', '.join(result.helpers)})" if result.helpers else "")
+        )
+        print(
+            f"read back at every frame ({err.checked} nodes): relative error {err.relative:.2e} "
+            f"(max {err.absolute:.2e} units, worst '{worst}'); between frames (half frames, the engine's "
+            f"interpolation against Blender's subframes): relative {half}"
+        )
+        for name, why in result.not_checked:
+            print(f"not checked as a node: '{name}' ({why})")
+        return check_result(err.relative, args.out)
+    series = read_frames(scene, frame_range.frames())
+    document = accumulated_frames_document(series)
+    write_text(args.out, json.dumps(document, indent=1) + "\n")
+    if args.csv:
+        write_text(args.csv, accumulated_frames_csv(document))
+    print(
+        f"wrote {args.out}: {len(document['nodes'])} nodes x {len(document['frames'])} frames; largest residual "
+        f"corner distance {document['max_residual_corner']:.3g} (sheared Blender worlds)"
+    )
+    return EXIT_OK
