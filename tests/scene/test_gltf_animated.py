@@ -123,3 +123,25 @@ def test_skinned_vertices_follow_blender_at_every_frame(animated, tmp_path):
         dist = np.linalg.norm(got[:, None] - expected[None], axis=-1)
         tol = 1e-5 * max(1.0, np.abs(expected).max())
         assert dist.min(axis=1).max() < tol and dist.min(axis=0).max() < tol, frame
+
+
+def test_the_self_check_fails_when_the_file_drops_the_split(animated, tmp_path):
+    """The read-back check can fail: remove the channels of a node below a helper (its
+    rotation inside the split) and it sees the error."""
+    from hierarchy_inspector.addon.model.exports.animated_gltf import animated_error
+    from hierarchy_inspector.addon.model.exports.gltf_animation import drop_channels
+    from hierarchy_inspector.addon.model.exports.gltf_file import Gltf
+    from hierarchy_inspector.addon.scene.frames import read_frames
+
+    scene = animated
+    out = tmp_path / "anim.glb"
+    gltf_animated.write_gltf_frames(scene, str(out), FrameRange(1, 25, 2), half_frames=False)
+    gltf = Gltf.load(str(out))
+    helper = next(j for j, n in enumerate(gltf.nodes) if n["name"] == "Skewed (shear helper)")
+    skewed = gltf.nodes[helper]["children"][0]
+    series = read_frames(scene, FrameRange(1, 25, 2).frames())
+    conversion = gltf_export.gltf_conversion(True)
+    times = series.frames / series.fps
+    assert animated_error(gltf, series.keys, series.world, times, conversion).relative < 1e-5
+    drop_channels(gltf, skewed)
+    assert animated_error(gltf, series.keys, series.world, times, conversion).relative > 1e-2
