@@ -111,3 +111,28 @@ def inherit_scale_rig(scene, start: int = 1, end: int = 25):
     _linear(rig)
     scene.frame_start, scene.frame_end = start, end
     return rig
+
+
+def skin_boxes(scene, rig, prefix: str = "DEF-", size: float = 0.03):
+    """``Body``: a small box at the head of every deform bone of ``rig`` (names starting
+    with ``prefix``), each fully weighted to its bone (vertex groups, Armature
+    modifier). Returns the mesh object."""
+    bones = [b for b in rig.data.bones if b.name.startswith(prefix) and b.use_deform]
+    verts, faces = [], []
+    world = rig.matrix_world
+    for b in bones:
+        head = world @ b.head_local
+        base = len(verts)
+        verts += [
+            (head.x + x, head.y + y, head.z + z) for x in (-size, size) for y in (-size, size) for z in (-size, size)
+        ]
+        faces += [tuple(base + i for i in f) for f in ((0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6))]
+    mesh = bpy.data.meshes.new("Body")
+    mesh.from_pydata(verts, [], faces)
+    body = bpy.data.objects.new("Body", mesh)
+    scene.collection.objects.link(body)
+    body.parent = rig
+    for k, b in enumerate(bones):
+        body.vertex_groups.new(name=b.name).add(list(range(8 * k, 8 * k + 8)), 1.0, "REPLACE")
+    body.modifiers.new("Armature", "ARMATURE").object = rig
+    return body

@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .... import core
+from ..errors import ExportError
 from ..nodes import node_label
 from ..thresholds import DEFAULT, Thresholds
 from .animated_split import continuous_split, trs_error
@@ -75,7 +76,14 @@ def add_animated_helpers(
     parents = gltf.parents()
     fp = parents[file_nodes]
     parent_world = np.where((fp >= 0)[None, :, None, None], target[:, np.maximum(fp, 0)], np.eye(4))
-    local = np.linalg.solve(parent_world, target[:, file_nodes])  # (T, M, 4, 4)
+    inverse, singular = core.affine_inverse(parent_world)
+    if singular.any():
+        t, m = (int(v) for v in np.argwhere(singular)[0])
+        raise ExportError(
+            f"the parent of '{node_label(*keys[int(scene_nodes[m])])}' has zero scale at key {t}: "
+            "no local transform can be written for it"
+        )
+    local = inverse @ target[:, file_nodes]  # (T, M, 4, 4)
     shear = np.abs(core.decompose(local).shear_deg).max(axis=(0, -1))
     split = (trs_error(local) > SPLIT_TOLERANCE) | (shear > thresholds.shear_deg)
     if not split.any():

@@ -156,23 +156,20 @@ def local_matrices_at(gltf: Gltf, times, animation: int = 0) -> np.ndarray:
     animation's channels where there are some, the node's own TRS / matrix elsewhere."""
     times = np.asarray(times, dtype=np.float64).reshape(-1)
     m, n = len(times), len(gltf.nodes)
-    out = np.empty((m, n, 4, 4))
-    chans = tracks(gltf, animation)
-    animated = {node for node, _path in chans}
-    for j, node in enumerate(gltf.nodes):
-        if j not in animated:
+    nodes = gltf.nodes
+    fields = {
+        "translation": np.array([nd.get("translation", [0.0, 0.0, 0.0]) for nd in nodes], dtype=np.float64),
+        "rotation": np.array([nd.get("rotation", [0.0, 0.0, 0.0, 1.0]) for nd in nodes], dtype=np.float64),
+        "scale": np.array([nd.get("scale", [1.0, 1.0, 1.0]) for nd in nodes], dtype=np.float64),
+    }
+    fields = {k: np.repeat(v.reshape(1, n, -1), m, axis=0) for k, v in fields.items()}
+    fields["rotation"] = fields["rotation"][..., [3, 0, 1, 2]]  # file x, y, z, w -> w, x, y, z
+    for (j, path), track in tracks(gltf, animation).items():
+        fields[path][:, j] = track.sample(times)
+    out = core.TRS(fields["translation"], fields["rotation"], fields["scale"]).to_matrix()
+    for j, node in enumerate(nodes):
+        if "matrix" in node:  # glTF: a node with a matrix is never animated
             out[:, j] = node_matrix(node)
-            continue
-        x, y, z, w = node.get("rotation", [0.0, 0.0, 0.0, 1.0])
-        fields = {
-            "translation": np.broadcast_to(node.get("translation", [0.0, 0.0, 0.0]), (m, 3)),
-            "rotation": np.broadcast_to([w, x, y, z], (m, 4)),
-            "scale": np.broadcast_to(node.get("scale", [1.0, 1.0, 1.0]), (m, 3)),
-        }
-        for path in PATHS:
-            if (j, path) in chans:
-                fields[path] = chans[(j, path)].sample(times)
-        out[:, j] = core.TRS(fields["translation"], fields["rotation"], fields["scale"]).to_matrix()
     return out
 
 
