@@ -33,13 +33,9 @@ from hierarchy_inspector.addon.model.exports.gltf_file import Gltf
 from hierarchy_inspector.addon.model.frames import FrameRange
 from hierarchy_inspector.addon.scene import animated_scenes, export_scenes
 from hierarchy_inspector.addon.scene.frames import read_frames
-from hierarchy_inspector.addon.scene.gltf_animated import (
-    engine_ignored,
-    export_gltf_frames,
-    read_subframes,
-    write_gltf_frames,
-)
+from hierarchy_inspector.addon.scene.gltf_animated import export_gltf_frames, read_subframes, write_gltf_frames
 from hierarchy_inspector.addon.scene.gltf_export import gltf_conversion
+from hierarchy_inspector.addon.scene.gltf_hook import engine_ignored
 
 
 def _best(fn, repeat: int) -> float:

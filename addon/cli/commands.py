@@ -20,10 +20,9 @@ from ..model.thresholds import Thresholds
 from ..scene.bake import bake_residual
 from ..scene.blend_files import open_blend, save_copy
 from ..scene.dynamics import scene_dynamics
-from ..scene.gltf_export import write_gltf
 from ..scene.helpers import insert_helpers
 from ..scene.scan import scan_scene
-from .export_frames_cmd import check_result, export_frames
+from .export_frames_cmd import export_frames
 from .frames_cmd import check_range, range_results
 from .main import EXIT_OK, EXIT_THRESHOLD, say
 
@@ -150,16 +149,8 @@ def cmd_export(args) -> int:
         raise UsageError(f"{args.out!r}: glTF output must be a .glb (one file, written whole)")
     check_range(args.frames)
     scene = open_scene(args)
-    if args.frames is not None:
+    if args.frames is not None or args.target == "gltf":
         return export_frames(scene, args, thresholds)
-    if args.target == "gltf":
-        result = write_gltf(scene, args.out, y_up=not args.z_up, thresholds=thresholds)
-        print(
-            f"wrote {args.out}: {result.helpers} helper node(s) where local shear > {thresholds.shear_deg:g} deg; "
-            f"read back as a viewer composes it, relative error {result.relative_error:.2e} "
-            f"(max {result.absolute_error:.2e} units) at frame {scene.frame_current}"
-        )
-        return check_result(result.relative_error, args.out)
     document = accumulated_document(inspect_scene(scene, args))
     write_text(args.out, json.dumps(document, indent=1) + "\n")
     if args.csv:

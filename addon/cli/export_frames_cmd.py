@@ -26,25 +26,34 @@ def check_result(relative: float, what: str) -> int:
 
 
 def export_frames(scene, args, thresholds: Thresholds) -> int:
-    frame_range = scene_range(scene, args.frames)
+    """``export --target gltf`` (static without ``--frames``) and ``--target accumulated
+    --frames``."""
+    frame_range = scene_range(scene, args.frames) if args.frames is not None else None
     if args.target == "gltf":
         result = write_gltf_frames(scene, args.out, frame_range, y_up=not args.z_up, thresholds=thresholds)
         err = result.error
         worst = max(err.per_node, key=err.per_node.get) if err.per_node else "-"
-        half = f"{result.half_frame.relative:.2e}" if result.half_frame is not None else "n/a"
+        helpers = f" ({', '.join(result.helpers)})" if result.helpers else ""
+        if frame_range is None:
+            print(f"wrote {args.out}: frame {scene.frame_current}; {len(result.helpers)} helper node(s){helpers}")
+        else:
+            print(
+                f"wrote {args.out}: frames {frame_range.start}..{frame_range.end} step {frame_range.step} "
+                f"({len(result.frames)} keys); {len(result.helpers)} animated helper node(s){helpers}"
+            )
         print(
-            f"wrote {args.out}: frames {frame_range.start}..{frame_range.end} step {frame_range.step} "
-            f"({len(result.frames)} keys); {len(result.helpers)} animated helper node(s)"
-            + (f" ({', '.join(result.helpers)})" if result.helpers else "")
+            f"read back as an engine composes it ({err.checked} nodes, {len(result.frames)} frame(s)): "
+            f"relative error {err.relative:.2e} (max {err.absolute:.2e} units, worst '{worst}')"
         )
-        print(
-            f"read back at every frame ({err.checked} nodes): relative error {err.relative:.2e} "
-            f"(max {err.absolute:.2e} units, worst '{worst}'); between frames (half frames, the engine's "
-            f"interpolation against Blender's subframes): relative {half}"
-        )
+        if result.half_frame is not None:
+            print(
+                f"between frames (half frames: the engine's interpolation against Blender's subframes): "
+                f"relative {result.half_frame.relative:.2e}"
+            )
         for name, why in result.not_checked:
             print(f"not checked as a node: '{name}' ({why})")
         return check_result(err.relative, args.out)
+    assert frame_range is not None
     series = read_frames(scene, frame_range.frames())
     document = accumulated_frames_document(series)
     write_text(args.out, json.dumps(document, indent=1) + "\n")

@@ -17,13 +17,14 @@ import bpy
 import numpy as np
 
 from ..model.errors import ExportError
-from ..model.exports.animated_gltf import FrameError, add_animated_helpers, animated_error
+from ..model.exports.animated_gltf import FrameError, animated_error
 from ..model.exports.gltf_file import Gltf
 from ..model.frames import FrameRange
 from ..model.outputs import check_writable, write_with
 from ..model.thresholds import DEFAULT, Thresholds
 from .frames import read_frames
-from .gltf_export import gltf_conversion
+from .gltf_export import export_gltf, gltf_conversion
+from .gltf_hook import HookSettings, engine_ignored, keep_shear_in_file
 
 
 def export_gltf_frames(filepath: str, frame_range: FrameRange, *, y_up: bool = True) -> None:
@@ -52,22 +53,6 @@ def export_gltf_frames(filepath: str, frame_range: FrameRange, *, y_up: bool = T
     finally:
         scene.frame_start, scene.frame_end = saved[0], saved[1]
         scene.frame_set(saved[2], subframe=saved[3])
-
-
-def engine_ignored(scene) -> tuple[set[str], list[tuple[str, str]]]:
-    """Objects whose node matrix engines ignore (meshes deformed by an armature: their
-    vertices follow the joints), and collection instances the check cannot map, as
-    ``(names, [(name, why)])``."""
-    skinned = set()
-    listed = []
-    for obj in scene.objects:
-        deformed = obj.parent_type == "ARMATURE" and obj.parent is not None
-        deformed |= any(m.type == "ARMATURE" and m.object is not None for m in getattr(obj, "modifiers", ()))
-        if deformed:
-            skinned.add(obj.name)
-        if obj.instance_type == "COLLECTION" and obj.instance_collection is not None:
-            listed.append((obj.name, "collection instance: its instanced objects are not corrected"))
-    return skinned, listed
 
 
 class _Subframes:
@@ -101,59 +86,59 @@ def read_subframes(scene, times) -> np.ndarray:
 class AnimatedResult(NamedTuple):
     error: FrameError  #: the file against Blender at every exported frame
     frames: list  #: the exported frames
-    helpers: list  #: labels of the nodes that got an animated helper
+    helpers: list  #: labels of the nodes that got a helper (animated when the file is)
     half_frame: FrameError | None  #: the same comparison at the half frames (engine interpolation)
     not_checked: list  #: (name, why): nodes checked through their joints or not corrected
-    seconds: dict  #: blender_export, read, helpers, check, half_frames
+    seconds: dict  #: blender_export, correct (frames read, helpers, check), half_frames
 
 
 def write_gltf_frames(
     scene,
     out: str,
-    frame_range: FrameRange,
+    frame_range: FrameRange | None,
     *,
     y_up: bool = True,
     thresholds: Thresholds = DEFAULT,
     half_frames: bool = True,
 ) -> AnimatedResult:
-    """Export ``scene`` over ``frame_range`` to the .glb ``out`` exact at every frame and
-    check it (see the module docstring). The file is written whole or not at all."""
+    """Export ``scene`` to the .glb ``out``, exact at every frame of ``frame_range``
+    (None: a static file of the current frame), and check it. The one implementation
+    behind the command line, the panel's button and the export dialog's option
+    (:func:`.gltf_hook.keep_shear_in_file` corrects and checks the file Blender's
+    exporter wrote). The file is written whole or not at all; the scene is unchanged."""
     check_writable(out)
     if scene != bpy.context.scene:
         raise ExportError(f"scene '{scene.name}' is not the current scene: Blender's exporter writes the current one")
-    frames = frame_range.frames()
     seconds: dict[str, float] = {}
-    started = time.perf_counter()
-    series = read_frames(scene, frames)
-    seconds["read"] = time.perf_counter() - started
-    fps = series.fps
-    times = series.frames / fps
-    conversion = gltf_conversion(y_up)
-    skinned, not_checked = engine_ignored(scene)
-    skip = {i for i, (obj, bone) in enumerate(series.keys) if not bone and obj in skinned}
-    not_checked += [(name, "deformed by an armature: checked through its joints") for name in sorted(skinned)]
+    _skinned, not_checked = engine_ignored(scene)
     result: dict = {}
 
     def write(tmp: str) -> None:
         t0 = time.perf_counter()
-        export_gltf_frames(tmp, frame_range, y_up=y_up)
+        if frame_range is None:
+            export_gltf(tmp, y_up=y_up)
+        else:
+            export_gltf_frames(tmp, frame_range, y_up=y_up)
         t1 = time.perf_counter()
-        gltf = Gltf.load(tmp)
-        result["helpers"] = add_animated_helpers(
-            gltf, series.keys, series.world, times, conversion, skip=skip, thresholds=thresholds
-        )
-        gltf.save(tmp)
-        t2 = time.perf_counter()
-        result["error"] = animated_error(Gltf.load(tmp), series.keys, series.world, times, conversion, skip)
-        seconds.update(blender_export=t1 - t0, helpers=t2 - t1, check=time.perf_counter() - t2)
-        result["gltf"] = gltf
+        settings = HookSettings(tmp, y_up, frame_range is not None, "SCENE", False, False)
+        done = keep_shear_in_file(scene, settings, thresholds)
+        if not done.corrected or done.error is None:
+            raise ExportError(f"{out!r} could not be corrected: {done.why}")
+        seconds.update(blender_export=t1 - t0, correct=time.perf_counter() - t1)
+        result["done"] = done
 
     write_with(out, write)
+    done = result["done"]
+    frames = done.frames
+    skinned = sorted({done.keys[i][0] for i in done.skip if not done.keys[i][1]})
+    not_checked += [(name, "deformed by an armature: checked through its joints") for name in skinned]
     half = None
     if half_frames and len(frames) > 1:
         t0 = time.perf_counter()
+        fps = scene.render.fps / scene.render.fps_base
         mids = (np.asarray(frames[:-1], dtype=np.float64) + np.asarray(frames[1:])) / 2.0
         world = read_subframes(scene, mids)
-        half = animated_error(result["gltf"], series.keys, world, mids / fps, conversion, skip)
+        conversion = gltf_conversion(y_up)
+        half = animated_error(Gltf.load(out), done.keys, world, mids / fps, conversion, done.skip)
         seconds["half_frames"] = time.perf_counter() - t0
-    return AnimatedResult(result["error"], frames, result["helpers"], half, not_checked, seconds)
+    return AnimatedResult(done.error, frames, done.helpers, half, not_checked, seconds)

@@ -66,8 +66,11 @@ def test_static_export_writes_the_current_frame(animated, tmp_path):
     """The bug of issue 10: a scene on frame 10 exported frame 0's pose."""
     scene = animated
     out = tmp_path / "static.glb"
-    result = gltf_export.write_gltf(scene, str(out))
-    assert result.relative_error < 1e-5
+    objects = sorted(bpy.data.objects.keys())
+    result = gltf_animated.write_gltf_frames(scene, str(out), None)
+    assert result.error.relative < 1e-5 and result.frames == [10] and result.half_frame is None
+    assert len(result.helpers) == 6 and sorted(bpy.data.objects.keys()) == objects  # helpers in the file only
+    assert not EngineView(out).gltf.animations
     view = EngineView(out)
     fps = scene.render.fps / scene.render.fps_base
     # A static file has no animation: any time gives its one pose, compared at frame 10.

@@ -131,27 +131,37 @@ def slerp(a: np.ndarray, b: np.ndarray, s: np.ndarray) -> np.ndarray:
     return wa[:, None] * a + wb[:, None] * b
 
 
-def tracks(gltf: Gltf, animation: int = 0) -> dict[tuple[int, str], Track]:
-    """``(node, path) -> Track`` of one animation (weights channels are left out)."""
+def _animations(gltf: Gltf, animation: int | None) -> list[dict]:
     anims = gltf.doc.get("animations", [])
-    if not anims:
-        return {}
-    anim = anims[animation]
+    return anims if animation is None else anims[animation : animation + 1]
+
+
+def tracks(gltf: Gltf, animation: int | None = None) -> dict[tuple[int, str], Track]:
+    """``(node, path) -> Track`` of one animation, or of all of them (``None``: the
+    exporter's Scene mode splits one timeline into an animation per object). Weights
+    channels are left out."""
     out = {}
-    for ch in anim.get("channels", []):
-        target = ch.get("target", {})
-        if target.get("path") not in PATHS or "node" not in target:
-            continue
-        sampler = anim["samplers"][ch["sampler"]]
-        times = read_accessor(gltf, sampler["input"])
-        values = read_accessor(gltf, sampler["output"])
-        out[(target["node"], target["path"])] = Track(
-            times, values, sampler.get("interpolation", "LINEAR"), target["path"]
-        )
+    for anim in _animations(gltf, animation):
+        for ch in anim.get("channels", []):
+            target = ch.get("target", {})
+            if target.get("path") not in PATHS or "node" not in target:
+                continue
+            sampler = anim["samplers"][ch["sampler"]]
+            times = read_accessor(gltf, sampler["input"])
+            values = read_accessor(gltf, sampler["output"])
+            out[(target["node"], target["path"])] = Track(
+                times, values, sampler.get("interpolation", "LINEAR"), target["path"]
+            )
     return out
 
 
-def local_matrices_at(gltf: Gltf, times, animation: int = 0) -> np.ndarray:
+def key_times(gltf: Gltf) -> np.ndarray:
+    """Every key time of every animation channel, sorted, once ``(K,)`` seconds."""
+    found = [track.times for track in tracks(gltf).values()]
+    return np.unique(np.concatenate(found)) if found else np.zeros(0)
+
+
+def local_matrices_at(gltf: Gltf, times, animation: int | None = None) -> np.ndarray:
     """Every node's local matrix at ``times (M,)`` seconds, ``(M, nodes, 4, 4)``: the
     animation's channels where there are some, the node's own TRS / matrix elsewhere."""
     times = np.asarray(times, dtype=np.float64).reshape(-1)
@@ -173,7 +183,7 @@ def local_matrices_at(gltf: Gltf, times, animation: int = 0) -> np.ndarray:
     return out
 
 
-def world_matrices_at(gltf: Gltf, times, animation: int = 0) -> np.ndarray:
+def world_matrices_at(gltf: Gltf, times, animation: int | None = None) -> np.ndarray:
     """Every node's world matrix at ``times (M,)`` seconds ``(M, nodes, 4, 4)``, composed
     as a viewer does (``parent @ local`` from the scene roots down)."""
     local = local_matrices_at(gltf, times, animation)
@@ -182,12 +192,22 @@ def world_matrices_at(gltf: Gltf, times, animation: int = 0) -> np.ndarray:
     return tiled.world_matrices(local.reshape(-1, 4, 4)).reshape(m, n, 4, 4)
 
 
-def drop_channels(gltf: Gltf, node: int, animation: int = 0) -> None:
-    """Remove the animation's translation / rotation / scale channels of ``node`` (their
-    samplers stay, unused: the file remains valid)."""
-    anims = gltf.doc.get("animations", [])
-    if anims:
-        anim = anims[animation]
+def owner(gltf: Gltf, node: int) -> int:
+    """Index of the animation that animates ``node`` (the first one if none does;
+    created when the file has no animation)."""
+    anims = gltf.doc.setdefault("animations", [])
+    for a, anim in enumerate(anims):
+        if any(ch.get("target", {}).get("node") == node for ch in anim.get("channels", [])):
+            return a
+    if not anims:
+        anims.append({"name": "shear exact", "channels": [], "samplers": []})
+    return 0
+
+
+def drop_channels(gltf: Gltf, node: int) -> None:
+    """Remove every animation's translation / rotation / scale channels of ``node``
+    (their samplers stay, unused: the file remains valid)."""
+    for anim in gltf.doc.get("animations", []):
         anim["channels"] = [
             ch
             for ch in anim.get("channels", [])
@@ -195,14 +215,12 @@ def drop_channels(gltf: Gltf, node: int, animation: int = 0) -> None:
         ]
 
 
-def add_channels(gltf: Gltf, node: int, times_accessor: int, trs: core.TRS, animation: int = 0) -> None:
-    """Animate ``node`` with LINEAR channels of ``trs (K,)`` at the key times of
-    ``times_accessor`` (rotations written ``x, y, z, w``). Replaces its channels."""
-    drop_channels(gltf, node, animation)
-    anims = gltf.doc.setdefault("animations", [])
-    if not anims:
-        anims.append({"name": "shear exact", "channels": [], "samplers": []})
-    anim = anims[animation]
+def add_channels(gltf: Gltf, node: int, times_accessor: int, trs: core.TRS, animation: int) -> None:
+    """Animate ``node`` in animation ``animation`` with LINEAR channels of ``trs (K,)``
+    at the key times of ``times_accessor`` (rotations written ``x, y, z, w``).
+    Replaces its channels in every animation."""
+    drop_channels(gltf, node)
+    anim = gltf.doc["animations"][animation]
     anim.setdefault("samplers", [])
     anim.setdefault("channels", [])
     for path, values in (
