@@ -3,7 +3,7 @@ Blender's own cost of evaluating those frames.
 
     python benchmarks/bench_frames.py [--objects 2000] [--frames 250] [--repeat 2]
 
-Two scenes (``addon/scene/animated_scenes.py``): (a) a forest of N objects whose parents
+Two scenes (``addon/scene/timeline/animated.py``): (a) a forest of N objects whose parents
 animate non-uniform scale and rotation, (b) a generated Rigify human rig whose torso
 stretches non-uniformly for 10 of every 30 frames, (b') the same with the rig's root
 moving at every frame (no frame repeats the one before: the analysis's worst case). Per scene, in one run (seconds, best of --repeat):
@@ -22,8 +22,8 @@ import argparse
 import bpy
 from bench_common import best_ms, markdown_table
 from hierarchy_inspector.addon.model.timeline import analyse_frames
-from hierarchy_inspector.addon.scene import animated_scenes
 from hierarchy_inspector.addon.scene.frames import read_frames
+from hierarchy_inspector.addon.scene.timeline import animated as animated_scenes
 
 
 def measure(scene, frames: list[int], repeat: int) -> list[str]:

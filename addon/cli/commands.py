@@ -23,7 +23,7 @@ from ..scene.dynamics import scene_dynamics
 from ..scene.helpers import insert_helpers
 from ..scene.scan import scan_scene
 from .export_frames_cmd import export_frames
-from .frames_cmd import check_range, range_results
+from .frames_cmd import check_range, range_results, write_chart
 from .main import EXIT_OK, EXIT_THRESHOLD, say
 
 #: A scene with more objects than this reports progress on stderr.
@@ -85,6 +85,11 @@ def _subset(inspection: Inspection, object_name: str | None) -> list[int] | None
 
 def make_report(args, with_dynamics: bool = False) -> dict:
     """Open the file, go to the frame, inspect, and build the report dict."""
+    return make_report_and_range(args, with_dynamics)[0]
+
+
+def make_report_and_range(args, with_dynamics: bool = False):
+    """:func:`make_report`, and with ``--frames`` the range's results (else None)."""
     thresholds_of(args)  # refuse bad thresholds and ranges before opening anything
     frames = getattr(args, "frames", None)
     check_range(frames)
@@ -95,7 +100,7 @@ def make_report(args, with_dynamics: bool = False) -> dict:
     over_frames = None
     if frames is not None:
         over_frames = range_results(scene, inspection, frames, thresholds_of(args), with_dynamics)
-    return build_report(
+    report = build_report(
         inspection,
         blender_version=bpy.app.version_string,
         file=os.path.abspath(args.blend),
@@ -105,6 +110,7 @@ def make_report(args, with_dynamics: bool = False) -> dict:
         dynamics=dynamics,
         over_frames=over_frames,
     )
+    return report, over_frames, indices
 
 
 def _worst_shear(report: dict) -> float:
@@ -124,8 +130,13 @@ def _worst_shear(report: dict) -> float:
 
 
 def cmd_report(args) -> int:
-    _check_outputs(args.json, args.csv)
-    report = make_report(args, with_dynamics=args.dynamics)
+    chart = getattr(args, "chart", None)
+    if chart and getattr(args, "frames", None) is None:
+        raise UsageError("--chart draws a frame range: give --frames too")
+    _check_outputs(args.json, args.csv, chart)
+    report, over_frames, indices = make_report_and_range(args, with_dynamics=args.dynamics)
+    if chart:
+        write_chart(chart, over_frames, indices)
     if args.json:
         write_text(args.json, json.dumps(report, indent=1) + "\n")
     if args.csv:

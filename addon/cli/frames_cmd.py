@@ -4,13 +4,15 @@ scene (one evaluation and bulk reads per frame), analysed in one pass, and with
 
 from __future__ import annotations
 
-from ... import core
+import numpy as np
+
 from ..model.errors import UsageError
 from ..model.frames import FrameRange, parse_frame_range
-from ..model.inspection import Inspection, local_matrices_of
-from ..model.report_frames import RangeResults
+from ..model.inspection import Inspection
 from ..model.timeline import analyse_frames
-from ..model.timeline_dynamics import range_dynamics
+from ..model.timeline.chart import range_chart_png
+from ..model.timeline.dynamics import series_dynamics
+from ..model.timeline.report import RangeResults
 from ..scene.frames import read_frames
 from .main import say
 
@@ -46,16 +48,11 @@ def range_results(scene, inspection: Inspection, text: str, thresholds, with_dyn
 
     series = read_frames(scene, frames, progress=progress)
     over = analyse_frames(series, thresholds)
-    dynamics = None
-    if with_dynamics:
-        t_count, n = series.world.shape[:2]
-        tiled = core.Hierarchy(series.parents).tile(t_count).parents
-        local, singular = local_matrices_of(series.world.reshape(-1, 4, 4), tiled)
-        dynamics = range_dynamics(
-            series.world,
-            local.reshape(t_count, n, 4, 4),
-            singular.reshape(t_count, n),
-            series.parents,
-            frame_range.step / series.fps,
-        )
+    dynamics = series_dynamics(series, frame_range.step) if with_dynamics else None
     return RangeResults.for_keys(inspection.nodes.keys, frame_range, over, dynamics)
+
+
+def write_chart(path: str, results: RangeResults, indices) -> None:
+    """The range chart of the report's nodes (``indices``: inspection indices, None: all)."""
+    nodes = None if indices is None else results.position[np.asarray(indices, dtype=np.int64)]
+    range_chart_png(results.over, path, indices=nodes)

@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="also inspect every frame of this range (END inclusive; 'scene': the scene's range): "
         "per node its worst frame and maxima; --fail-on-shear then applies to the whole range",
     )
+    report.add_argument(
+        "--chart", metavar="OUT.png", help="with --frames: shear and corner deviation over time of the worst nodes"
+    )
     report.add_argument("--dynamics", action="store_true", help="add velocities, accelerations and inertial terms")
     report.add_argument("--object", help="only this object's chain and everything below it")
 

@@ -81,8 +81,8 @@ def dynamics_entries(samples: FrameSamples) -> dict[int, dict]:
             1.0,
             glob.velocity[pk],
             glob.acceleration[pk],
-            glob.omega[pk],
-            glob.alpha[pk],
+            core.hat(glob.omega[pk]),  # skew matrices: a batch of 3 vectors would read as one matrix
+            core.hat(glob.alpha[pk]),
         )
         terms = core.inertial_accelerations(frame_dyn, loc.translation[ck], loc.velocity[ck], axis_scale=glob.scale[pk])
         for j, i in enumerate(children):

@@ -16,9 +16,9 @@ import numpy as np
 from .explain import explain
 from .inspection import Inspection, worst_first
 from .nodes import node_label
-from .report_frames import OVER_FRAMES_COLUMNS, over_frames_cells, range_table
 from .text import fmt_num, format_table
 from .thresholds import Thresholds
+from .timeline.report import OVER_FRAMES_COLUMNS, over_frames_cells, range_table
 
 SCHEMA = "hierarchy_inspector.report/1"
 
@@ -96,7 +96,7 @@ def build_report(
 ) -> dict:
     """The report dict. ``indices`` restricts the nodes (default: all, roots first);
     ``dynamics`` maps node index to that node's dynamics entry (``--dynamics``);
-    ``over_frames`` (a :class:`~.report_frames.RangeResults`, ``--frames``) adds the range
+    ``over_frames`` (a :class:`~.timeline.report.RangeResults`, ``--frames``) adds the range
     and each node's maxima over it."""
     order = inspection.root_first()
     if indices is not None:

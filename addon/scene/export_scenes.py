@@ -15,7 +15,7 @@ import math
 import bpy
 from mathutils import Matrix
 
-from .animated_scenes import _linear
+from .timeline.animated import _linear
 
 INHERIT_SCALE_MODES = ("FULL", "FIX_SHEAR", "ALIGNED", "AVERAGE", "NONE", "NONE_LEGACY")
 

@@ -139,6 +139,8 @@ class FrameReader:
 
     def series(self) -> FrameSeries:
         """The frames read so far as arrays (all of them after the last :meth:`step`)."""
+        if not self.done:
+            raise ValueError("no frame read yet: call step() first")
         t, n_obj = self.done, len(self.objects)
         # Blender's flat matrix buffers are column-major: reshape then transpose.
         obj_world = self.obj_world[:t].reshape(t, n_obj, 4, 4).transpose(0, 1, 3, 2).astype(np.float64)

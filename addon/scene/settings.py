@@ -10,9 +10,15 @@ import bpy
 
 from ..model.overlay_geometry import OverlayStyle
 from ..model.thresholds import Thresholds
+from ..model.timeline.arrows import ArrowStyle
 
 #: The add-on's module name (``hierarchy_inspector`` or ``bl_ext.<repo>.hierarchy_inspector``).
 ADDON_MODULE = __name__.rpartition(".addon.")[0]
+
+
+def addon_preferences(context=None):
+    """The add-on's preferences (None when it is not registered as an add-on)."""
+    return _preferences(context)
 
 
 def _preferences(context):
@@ -39,3 +45,11 @@ def overlay_style(context=None) -> OverlayStyle:
     if prefs is None:
         return OverlayStyle()
     return OverlayStyle(**{f.name: _plain(getattr(prefs, f.name)) for f in dataclasses.fields(OverlayStyle)})
+
+
+def arrow_style(context=None) -> ArrowStyle:
+    """The motion arrows' scale and colours from the preferences (``arrow_`` + field)."""
+    prefs = _preferences(context)
+    if prefs is None:
+        return ArrowStyle()
+    return ArrowStyle(**{f.name: _plain(getattr(prefs, f"arrow_{f.name}")) for f in dataclasses.fields(ArrowStyle)})

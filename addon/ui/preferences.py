@@ -9,9 +9,15 @@ from bpy.props import FloatProperty, FloatVectorProperty
 
 from ..model.overlay_geometry import OverlayStyle
 from ..model.thresholds import DEFAULT
+from ..model.timeline.arrows import ARROWS, ArrowStyle
 from ..scene.settings import ADDON_MODULE
 
 _STYLE = OverlayStyle()
+_ARROWS = ArrowStyle()
+
+
+def _arrow_colour(kind: str, label: str):
+    return FloatVectorProperty(name=label, subtype="COLOR", size=4, min=0.0, max=1.0, default=_ARROWS.colour(kind))
 
 
 class HI_AddonPreferences(bpy.types.AddonPreferences):
@@ -54,6 +60,14 @@ class HI_AddonPreferences(bpy.types.AddonPreferences):
         soft_max=90.0,
     )
     line_width: FloatProperty(name="Line width", default=_STYLE.line_width, min=1.0, max=10.0)  # type: ignore[valid-type]
+    arrow_scale: FloatProperty(  # type: ignore[valid-type]
+        name="Arrow scale",
+        description="Drawn length of the motion arrows per unit of rate (seconds for velocities)",
+        default=_ARROWS.scale,
+        min=0.0,
+        soft_max=10.0,
+    )
+    __annotations__.update({f"arrow_colour_{kind}": _arrow_colour(kind, label) for kind, label in ARROWS})
 
     def draw(self, context):
         layout = self.layout
@@ -67,6 +81,10 @@ class HI_AddonPreferences(bpy.types.AddonPreferences):
         col.prop(self, "colour_skew_high")
         col.prop(self, "skew_full_scale_deg")
         col.prop(self, "line_width")
+        col = layout.column(heading="Motion arrows")
+        col.prop(self, "arrow_scale")
+        for kind, _label in ARROWS:
+            col.prop(self, f"arrow_colour_{kind}")
 
 
 CLASSES = (HI_AddonPreferences,)

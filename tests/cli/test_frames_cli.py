@@ -13,23 +13,18 @@ from cli_runner import run_cli
 jsonschema = pytest.importorskip("jsonschema")
 REPORT_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "report.schema.json").read_text())
 
-MAKE_PAIR = """
-import sys, bpy
-from hierarchy_inspector.addon.scene import animated_scenes
-bpy.ops.wm.read_factory_settings(use_empty=True)
-animated_scenes.stretch_pair(bpy.context.scene)
-bpy.context.scene.frame_set(1)
-bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
-"""
-
 
 @pytest.fixture(scope="module")
 def pair_blend(tmp_path_factory) -> Path:
-    import subprocess
-    import sys
+    """The stretch pair (closed-form shear per frame) saved at frame 1, built in this process."""
+    import bpy
+    from hierarchy_inspector.addon.scene.timeline import animated
 
     path = tmp_path_factory.mktemp("frames") / "pair.blend"
-    subprocess.run([sys.executable, "-c", MAKE_PAIR, str(path)], check=True, capture_output=True, timeout=300)
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    animated.stretch_pair(bpy.context.scene)
+    bpy.context.scene.frame_set(1)
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
     return path
 
 
@@ -90,3 +85,12 @@ def test_range_dynamics_rows_per_frame(pair_blend, tmp_path):
     rate = (3.141592653589793 / 2) / (20 / report["fps"])
     assert all(abs(w[2] - rate) < 1e-3 for w in local["angular_velocity"])
     assert run_cli("report", pair_blend, "--frames", "1:2", "--dynamics").returncode == 2
+
+
+def test_range_chart_is_a_png_and_needs_a_range(pair_blend, tmp_path):
+    chart = tmp_path / "range.png"
+    assert run_cli("report", pair_blend, "--frames", "1:21", "--chart", chart).returncode == 0
+    data = chart.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+    result = run_cli("report", pair_blend, "--chart", tmp_path / "no.png")
+    assert result.returncode == 2 and "--frames" in result.stderr and not (tmp_path / "no.png").exists()

@@ -18,10 +18,10 @@ from hierarchy_inspector.addon.model.errors import SceneDataError, UsageError
 from hierarchy_inspector.addon.model.frames import FrameRange
 from hierarchy_inspector.addon.model.inspection import inspect, local_matrices_of
 from hierarchy_inspector.addon.model.report import build_report, report_csv, report_table
-from hierarchy_inspector.addon.model.report_frames import OVER_FRAMES_COLUMNS, RangeResults
 from hierarchy_inspector.addon.model.thresholds import Thresholds
-from hierarchy_inspector.addon.model.timeline import FrameSeries, analyse_frames, changes, with_ancestors
-from hierarchy_inspector.addon.model.timeline_dynamics import range_dynamics, range_rates
+from hierarchy_inspector.addon.model.timeline.dynamics import range_dynamics, range_rates
+from hierarchy_inspector.addon.model.timeline.report import OVER_FRAMES_COLUMNS, RangeResults
+from hierarchy_inspector.addon.model.timeline.series import FrameSeries, analyse_frames, changes, with_ancestors
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "report.schema.json"
 

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from hierarchy_inspector.addon.model.errors import SceneDataError
 from hierarchy_inspector.addon.model.timeline import analyse_frames
-from hierarchy_inspector.addon.scene import animated_scenes
 from hierarchy_inspector.addon.scene.frames import FrameReader, read_frames
 from hierarchy_inspector.addon.scene.reading import chain_objects
 from hierarchy_inspector.addon.scene.scan import scan_scene
+from hierarchy_inspector.addon.scene.timeline import animated as animated_scenes
 
 
 def closed_form_shear_deg(sx: float, theta: float) -> float:
@@ -104,6 +104,8 @@ def test_stopping_a_reader_half_way_restores_the_frame(empty_scene):
     animated_scenes.stretch_pair(scene)
     scene.frame_set(9)
     reader = FrameReader(scene, range(1, 22))
+    with pytest.raises(ValueError, match="no frame read yet"):
+        reader.series()
     for _ in range(5):
         assert not reader.step()
     assert scene.frame_current == 5

@@ -67,23 +67,23 @@ def animated_forest(scene, n: int = 2000, frames: int = 250, seed: int = 9) -> N
     rng = np.random.default_rng(seed)
     mesh = bpy.data.meshes.new("forest box")
     mesh.from_pydata([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], [], [])
-    objects = []
+    objects: list[bpy.types.Object] = []
     for i in range(n):
         obj = bpy.data.objects.new(f"F{i}", mesh)
         scene.collection.objects.link(obj)
         if i >= max(1, n // 100):
             obj.parent = objects[int(rng.integers(max(0, i - n // 10), i))]
-        obj.location = rng.normal(size=3)
-        obj.rotation_euler = rng.uniform(-math.pi, math.pi, size=3)
+        obj.location = rng.normal(size=3).tolist()
+        obj.rotation_euler = rng.uniform(-math.pi, math.pi, size=3).tolist()
         objects.append(obj)
     parents = {obj.parent.name for obj in objects if obj.parent is not None}
     for obj in objects:
         if obj.name not in parents:
             continue
         for frame in range(1, frames + 1, 50):
-            obj.scale = rng.uniform(0.5, 1.8, size=3)
+            obj.scale = rng.uniform(0.5, 1.8, size=3).tolist()
             obj.keyframe_insert("scale", frame=frame)
-            obj.rotation_euler = rng.uniform(-math.pi, math.pi, size=3)
+            obj.rotation_euler = rng.uniform(-math.pi, math.pi, size=3).tolist()
             obj.keyframe_insert("rotation_euler", frame=frame)
     scene.frame_start, scene.frame_end = 1, frames
 
@@ -103,11 +103,11 @@ def stretchy_rigify(scene, frames: int = 30, bone: str = "torso", period: int | 
     Needs Rigify (shipped with Blender). Returns the rig object."""
     import addon_utils
 
-    if not addon_utils.check("rigify")[1]:
+    if not addon_utils.check("rigify")[1]:  # type: ignore[index]
         addon_utils.enable("rigify", default_set=True)
-    bpy.ops.object.armature_human_metarig_add()
+    bpy.ops.object.armature_human_metarig_add()  # type: ignore[attr-defined]  # Rigify
     metarig = bpy.context.active_object
-    bpy.ops.pose.rigify_generate()
+    bpy.ops.pose.rigify_generate()  # type: ignore[attr-defined]
     rig = next(o for o in scene.objects if o.type == "ARMATURE" and o is not metarig and "rig" in o.name)
     metarig.hide_set(True)
     pose_bone = rig.pose.bones[bone]

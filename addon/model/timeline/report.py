@@ -2,7 +2,7 @@
 each node's ``over_frames`` entry, their CSV columns and the range's text table.
 
 Blender-free. :class:`RangeResults` ties the analysis of a range (:class:`~.timeline.OverFrames`,
-optionally :class:`~.timeline_dynamics.RangeDynamics`) to the single-frame inspection's
+optionally :class:`~.dynamics.RangeDynamics`) to the single-frame inspection's
 node indices, which the report is built from.
 """
 
@@ -12,13 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import SceneDataError
-from .frames import FrameRange
-from .inspection import worst_first
-from .nodes import node_label
-from .text import fmt_num, format_table
-from .timeline import OverFrames
-from .timeline_dynamics import RangeDynamics
+from ..errors import SceneDataError
+from ..frames import FrameRange
+from ..inspection import worst_first
+from ..nodes import node_label
+from ..text import fmt_num, format_table
+from .dynamics import RangeDynamics
+from .series import OverFrames
 
 OVER_FRAMES_COLUMNS = (
     "worst_frame",
@@ -90,7 +90,7 @@ def range_table(report: dict, limit: int = 15) -> str:
     corner = np.array([max(o["max_corner"].values()) for o in over])
     shear = np.array([o["shear_deg"] for o in over])
     flagged = [k for k, o in enumerate(over) if o["flagged_frames"]]
-    order = worst_first(corner, shear, flagged) if nodes else []
+    order = worst_first(corner, shear, flagged) if nodes else np.zeros(0, dtype=np.int64)
     head = (
         f"Frames {f['start']}..{f['end']} (step {f['step']}, {f['count']} frames): {f['flagged']} of {len(nodes)} "
         f"nodes flagged at some frame; max shear {f['max_shear_deg']:.2f} deg, "

@@ -19,9 +19,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ... import core
-from .dynamics import _regular
-from .errors import UsageError
+from .... import core
+from ..dynamics import _regular
+from ..errors import UsageError
+from ..inspection import local_matrices_of
+from .series import FrameSeries
 
 
 class RangeRates(NamedTuple):
@@ -156,8 +158,8 @@ def range_dynamics(
             1.0,
             glob.velocity[t, p],
             glob.acceleration[t, p],
-            glob.omega[t, p],
-            glob.alpha[t, p],
+            core.hat(glob.omega[t, p]),  # skew matrices: a batch of 3 vectors would read as one matrix
+            core.hat(glob.alpha[t, p]),
         )
         result = core.inertial_accelerations(
             frame, loc.translation[t, i], loc.velocity[t, i], axis_scale=glob.scale[t, p]
@@ -165,3 +167,17 @@ def range_dynamics(
         for name in terms:
             terms[name][t, i] = getattr(result, name)
     return RangeDynamics(dt, glob, loc, inertial_ok=inertial_ok, **terms)
+
+
+def series_dynamics(series: FrameSeries, step: int = 1) -> RangeDynamics:
+    """:func:`range_dynamics` of a series read every ``step`` frames (``dt = step / fps``)."""
+    t_count, n = series.world.shape[:2]
+    tiled = core.Hierarchy(series.parents).tile(t_count).parents
+    local, singular = local_matrices_of(series.world.reshape(-1, 4, 4), tiled)
+    return range_dynamics(
+        series.world,
+        local.reshape(t_count, n, 4, 4),
+        singular.reshape(t_count, n),
+        series.parents,
+        step / series.fps,
+    )

@@ -17,11 +17,11 @@ from functools import cached_property
 
 import numpy as np
 
-from ... import core
-from .errors import SceneDataError
-from .inspection import local_matrices_of, worst_first
-from .nodes import Nodes, node_label
-from .thresholds import DEFAULT, LOCAL_NOISE_FACTOR, LOCAL_SHEAR_FLOOR_DEG, Thresholds
+from .... import core
+from ..errors import SceneDataError
+from ..inspection import local_matrices_of, worst_first
+from ..nodes import Nodes, node_label
+from ..thresholds import DEFAULT, LOCAL_NOISE_FACTOR, LOCAL_SHEAR_FLOOR_DEG, Thresholds
 
 _EPS32 = float(np.finfo(np.float32).eps)
 
