@@ -32,7 +32,7 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
     if args.target == "gltf":
         result = write_gltf_frames(scene, args.out, frame_range, y_up=not args.z_up, thresholds=thresholds)
         err = result.error
-        worst = max(err.per_node, key=err.per_node.get) if err.per_node else "-"
+        worst = max(err.per_node, key=lambda k: err.per_node[k]) if err.per_node else "-"
         helpers = f" ({', '.join(result.helpers)})" if result.helpers else ""
         if frame_range is None:
             print(f"wrote {args.out}: frame {scene.frame_current}; {len(result.helpers)} helper node(s){helpers}")

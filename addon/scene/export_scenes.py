@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import bpy
 from mathutils import Matrix
@@ -78,10 +79,11 @@ def inherit_scale_rig(scene, start: int = 1, end: int = 25):
         b.head = (0.4 * (k - 2.5), 0.0, 1.0)
         b.tail = b.head[0], 0.0, 2.0
         b.matrix = b.matrix @ Matrix.Rotation(math.radians(35.0), 4, "Z")
-        b.inherit_scale = mode
+        setattr(b, "inherit_scale", mode)  # noqa: B010 (a str, the stubs want a Literal)
     bpy.ops.object.mode_set(mode="OBJECT")
     mesh = bpy.data.meshes.new("Skin")
-    verts, faces = [], []
+    verts: list[tuple[float, float, float]] = []
+    faces: list[tuple[int, ...]] = []
     for k in range(len(INHERIT_SCALE_MODES)):
         x0 = 0.4 * (k - 2.5)
         base = len(verts)
@@ -94,7 +96,8 @@ def inherit_scale_rig(scene, start: int = 1, end: int = 25):
     for k, mode in enumerate(INHERIT_SCALE_MODES):
         group = skin.vertex_groups.new(name=f"Child {mode}")
         group.add(list(range(8 * k, 8 * k + 8)), 1.0, "REPLACE")
-    skin.modifiers.new("Armature", "ARMATURE").object = rig
+    modifier: Any = skin.modifiers.new("Armature", "ARMATURE")  # an ArmatureModifier
+    modifier.object = rig
     mid = (start + end) // 2
     pose_root = rig.pose.bones["Root"]
     for frame, scale, angle in ((start, (1, 1, 1), 0.0), (mid, (2.0, 0.6, 1.3), 25.0), (end, (0.7, 1.4, 1.0), -20.0)):
@@ -118,7 +121,8 @@ def skin_boxes(scene, rig, prefix: str = "DEF-", size: float = 0.03):
     with ``prefix``), each fully weighted to its bone (vertex groups, Armature
     modifier). Returns the mesh object."""
     bones = [b for b in rig.data.bones if b.name.startswith(prefix) and b.use_deform]
-    verts, faces = [], []
+    verts: list[tuple[float, float, float]] = []
+    faces: list[tuple[int, ...]] = []
     world = rig.matrix_world
     for b in bones:
         head = world @ b.head_local
@@ -134,5 +138,6 @@ def skin_boxes(scene, rig, prefix: str = "DEF-", size: float = 0.03):
     body.parent = rig
     for k, b in enumerate(bones):
         body.vertex_groups.new(name=b.name).add(list(range(8 * k, 8 * k + 8)), 1.0, "REPLACE")
-    body.modifiers.new("Armature", "ARMATURE").object = rig
+    modifier: Any = body.modifiers.new("Armature", "ARMATURE")  # an ArmatureModifier
+    modifier.object = rig
     return body
