@@ -31,11 +31,11 @@ from bench_common import markdown_table
 from hierarchy_inspector.addon.model.exports.animated_gltf import animated_error
 from hierarchy_inspector.addon.model.exports.gltf_file import Gltf
 from hierarchy_inspector.addon.model.frames import FrameRange
-from hierarchy_inspector.addon.scene import export_scenes
+from hierarchy_inspector.addon.scene.exports import scenes as export_scenes
+from hierarchy_inspector.addon.scene.exports.gltf_animated import export_gltf_frames, read_subframes, write_gltf_frames
+from hierarchy_inspector.addon.scene.exports.gltf_hook import engine_ignored
 from hierarchy_inspector.addon.scene.frames import read_frames
-from hierarchy_inspector.addon.scene.gltf_animated import export_gltf_frames, read_subframes, write_gltf_frames
 from hierarchy_inspector.addon.scene.gltf_export import gltf_conversion
-from hierarchy_inspector.addon.scene.gltf_hook import engine_ignored
 from hierarchy_inspector.addon.scene.timeline import animated as animated_scenes
 
 

@@ -11,8 +11,8 @@ from ..model.exports.accumulated_frames import accumulated_frames_csv, accumulat
 from ..model.exports.animated_gltf import CHECK_TOLERANCE
 from ..model.outputs import write_text
 from ..model.thresholds import Thresholds
+from ..scene.exports.gltf_animated import write_gltf_frames
 from ..scene.frames import read_frames
-from ..scene.gltf_animated import write_gltf_frames
 from .frames_cmd import scene_range
 from .main import EXIT_OK, EXIT_THRESHOLD, say
 

@@ -20,7 +20,7 @@ from bpy.props import BoolProperty, PointerProperty
 
 from ..model.errors import InspectorError
 from ..model.exports.animated_gltf import CHECK_TOLERANCE
-from ..scene.gltf_hook import HookSettings, keep_shear_in_file
+from ..scene.exports.gltf_hook import HookSettings, keep_shear_in_file
 from ..scene.settings import thresholds
 
 FINISHED = "Finished glTF 2.0 export"

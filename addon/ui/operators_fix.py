@@ -15,7 +15,7 @@ from ..model.exports.fix_plans import bake_plan
 from ..model.outputs import write_text
 from ..scene import live, settings
 from ..scene.bake import bake_residual
-from ..scene.gltf_animated import write_gltf_frames
+from ..scene.exports.gltf_animated import write_gltf_frames
 from ..scene.helpers import insert_helpers
 from ..scene.scan import scan_scene
 

@@ -17,7 +17,7 @@ from cli_runner import run_cli
 
 MAKE = """
 import sys, bpy
-from hierarchy_inspector.addon.scene import export_scenes
+from hierarchy_inspector.addon.scene.exports import scenes as export_scenes
 bpy.ops.wm.read_factory_settings(use_empty=True)
 export_scenes.sheared_objects(bpy.context.scene)
 export_scenes.inherit_scale_rig(bpy.context.scene)

@@ -10,7 +10,9 @@ bpy = pytest.importorskip("bpy")
 
 from gltf_reader import EngineView  # noqa: E402
 from hierarchy_inspector.addon.model.frames import FrameRange  # noqa: E402
-from hierarchy_inspector.addon.scene import export_scenes, gltf_animated, gltf_export  # noqa: E402
+from hierarchy_inspector.addon.scene import gltf_export  # noqa: E402
+from hierarchy_inspector.addon.scene.exports import gltf_animated  # noqa: E402
+from hierarchy_inspector.addon.scene.exports import scenes as export_scenes  # noqa: E402
 
 
 def _blender_worlds(scene, frame) -> dict[str, np.ndarray]:

@@ -13,7 +13,8 @@ import pytest
 bpy = pytest.importorskip("bpy")
 
 from gltf_reader import EngineView  # noqa: E402
-from hierarchy_inspector.addon.scene import export_scenes, gltf_export  # noqa: E402
+from hierarchy_inspector.addon.scene import gltf_export  # noqa: E402
+from hierarchy_inspector.addon.scene.exports import scenes as export_scenes  # noqa: E402
 
 
 @pytest.fixture

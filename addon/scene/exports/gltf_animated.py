@@ -16,14 +16,14 @@ from typing import NamedTuple
 import bpy
 import numpy as np
 
-from ..model.errors import ExportError
-from ..model.exports.animated_gltf import FrameError, animated_error
-from ..model.exports.gltf_file import Gltf
-from ..model.frames import FrameRange
-from ..model.outputs import check_writable, write_with
-from ..model.thresholds import DEFAULT, Thresholds
-from .frames import read_frames
-from .gltf_export import export_gltf, gltf_conversion
+from ...model.errors import ExportError
+from ...model.exports.animated_gltf import FrameError, animated_error
+from ...model.exports.gltf_file import Gltf
+from ...model.frames import FrameRange
+from ...model.outputs import check_writable, write_with
+from ...model.thresholds import DEFAULT, Thresholds
+from ..frames import read_frames
+from ..gltf_export import export_gltf, gltf_conversion
 from .gltf_hook import HookSettings, engine_ignored, keep_shear_in_file
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import bpy
 from mathutils import Matrix
 
-from .timeline.animated import _linear
+from ..timeline.animated import _linear
 
 INHERIT_SCALE_MODES = ("FULL", "FIX_SHEAR", "ALIGNED", "AVERAGE", "NONE", "NONE_LEGACY")
 

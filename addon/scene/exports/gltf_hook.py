@@ -20,13 +20,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..model.errors import ExportError
-from ..model.exports.animated_gltf import CHECK_TOLERANCE, FrameError, add_animated_helpers, animated_error
-from ..model.exports.gltf_animation import key_times
-from ..model.exports.gltf_file import Gltf
-from ..model.thresholds import DEFAULT, Thresholds
-from .frames import read_frames
-from .gltf_export import gltf_conversion
+from ...model.errors import ExportError
+from ...model.exports.animated_gltf import CHECK_TOLERANCE, FrameError, add_animated_helpers, animated_error
+from ...model.exports.gltf_animation import key_times
+from ...model.exports.gltf_file import Gltf
+from ...model.thresholds import DEFAULT, Thresholds
+from ..frames import read_frames
+from ..gltf_export import gltf_conversion
 
 
 def engine_ignored(scene) -> tuple[set[str], list[tuple[str, str]]]:
