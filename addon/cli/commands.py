@@ -158,9 +158,11 @@ def cmd_export(args) -> int:
     thresholds = thresholds_of(args)
     if args.target == "gltf" and not args.out.lower().endswith(".glb"):
         raise UsageError(f"{args.out!r}: glTF output must be a .glb (one file, written whole)")
+    if args.target == "fbx" and not args.out.lower().endswith(".fbx"):
+        raise UsageError(f"{args.out!r}: FBX output must be a .fbx")
     check_range(args.frames)
     scene = open_scene(args)
-    if args.frames is not None or args.target == "gltf":
+    if args.frames is not None or args.target in ("gltf", "fbx"):
         return export_frames(scene, args, thresholds)
     document = accumulated_document(inspect_scene(scene, args))
     write_text(args.out, json.dumps(document, indent=1) + "\n")

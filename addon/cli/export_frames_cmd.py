@@ -1,5 +1,6 @@
-"""``export --frames``: glTF exact at every frame of a range (Blender's exporter, animated
-helper nodes, read back at every frame), or per-frame local TRS for accumulating engines.
+"""``export``: glTF exact at the current frame or at every frame of a range (Blender's
+exporter, helper nodes, read back at every frame), FBX through an export-ready copy
+(read back with ufbx), or per-frame local TRS for accumulating engines.
 Exit 1 when the file read back is further from Blender than the self-check's tolerance
 at some frame."""
 
@@ -11,6 +12,7 @@ from ..model.exports.accumulated_frames import accumulated_frames_csv, accumulat
 from ..model.exports.animated_gltf import CHECK_TOLERANCE
 from ..model.outputs import write_text
 from ..model.thresholds import Thresholds
+from ..scene.exports.fbx_export import write_fbx
 from ..scene.exports.gltf_animated import write_gltf_frames
 from ..scene.frames import read_frames
 from .frames_cmd import scene_range
@@ -53,6 +55,8 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
         for name, why in result.not_checked:
             print(f"not checked as a node: '{name}' ({why})")
         return check_result(err.relative, args.out)
+    if args.target == "fbx":
+        return _fbx(scene, args, frame_range)
     assert frame_range is not None
     series = read_frames(scene, frame_range.frames())
     document = accumulated_frames_document(series)
@@ -64,3 +68,22 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
         f"corner distance {document['max_residual_corner']:.3g} (sheared Blender worlds)"
     )
     return EXIT_OK
+
+
+def _fbx(scene, args, frame_range) -> int:
+    result = write_fbx(scene, args.out, frame_range)
+    helpers = f" ({', '.join(result.helpers)})" if result.helpers else ""
+    what = f"frame {result.frames[0]}" if frame_range is None else f"frames {frame_range.start}..{frame_range.end}"
+    print(f"wrote {args.out}: {what}; {len(result.helpers)} object(s) given a temporary helper{helpers}")
+    for label, why in result.not_corrected:
+        print(f"not corrected: '{label}' ({why})")
+    err = result.error
+    if err is None:
+        print("not read back: the ufbx package (an independent FBX reader) is not installed")
+        return EXIT_OK
+    worst = max(err.per_node, key=lambda k: err.per_node[k]) if err.per_node else "-"
+    print(
+        f"read back with ufbx ({err.checked} nodes, {len(result.frames)} frame(s)): relative error "
+        f"{err.relative:.2e} (max {err.absolute:.2e} units, worst '{worst}')"
+    )
+    return check_result(err.relative, args.out)

@@ -81,3 +81,23 @@ def test_bad_range_exits_2_and_writes_nothing(saved_at_10, tmp_path):
     result = run_cli("export", saved_at_10, "--target", "gltf", "--out", out, "--frames", "9:3")
     assert result.returncode == 2 and "END (3) is before START (9)" in result.stderr
     assert not out.exists()
+
+
+def test_fbx_exits_1_when_sheared_bones_cannot_be_kept(saved_at_10, tmp_path):
+    pytest.importorskip("ufbx")
+    out = tmp_path / "rig.fbx"
+    result = run_cli("export", saved_at_10, "--target", "fbx", "--out", out, "--frames", "1:25:3")
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert "not corrected: 'Rig > Child ALIGNED' (a bone" in result.stdout
+    assert "over the tolerance 1e-05" in result.stderr and out.exists()
+
+
+def test_fbx_of_objects_is_exact(tmp_path):
+    pytest.importorskip("ufbx")
+    blend = tmp_path / "objects.blend"
+    make = MAKE.replace("export_scenes.inherit_scale_rig(bpy.context.scene)\n", "")
+    subprocess.run([sys.executable, "-c", make, str(blend)], check=True, capture_output=True, timeout=300)
+    result = run_cli("export", blend, "--target", "fbx", "--out", tmp_path / "o.fbx", "--frames", "1:25")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "1 object(s) given a temporary helper (Skewed)" in result.stdout
+    assert float(re.search(r"relative error ([0-9.e+-]+)", result.stdout).group(1)) < 1e-5

@@ -47,6 +47,10 @@ class _Edit(NamedTuple):
     rotation_mode: str
     action: object
     had_anim: bool
+    channels: tuple  #: location, rotation_euler, rotation_quaternion, rotation_axis_angle, scale
+
+
+_CHANNELS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale")
 
 
 def _key(obj, frames, trs: core.TRS) -> None:
@@ -80,9 +84,9 @@ def _apply(scene, series, frames, split: list[int], outer: core.TRS, inner: core
             parent_world = series.world[series.frames.tolist().index(scene.frame_current), p] if p >= 0 else np.eye(4)
             helper = bpy.data.objects.new(f"{obj.name} (shear helper)", None)
             had = obj.animation_data is not None
-            edits.append(
-                _Edit(obj, helper, Parenting.save(obj), obj.rotation_mode, had and obj.animation_data.action, had)
-            )
+            channels = tuple(tuple(getattr(obj, name)) for name in _CHANNELS)
+            action = had and obj.animation_data.action
+            edits.append(_Edit(obj, helper, Parenting.save(obj), obj.rotation_mode, action, had, channels))
             for coll in list(obj.users_collection) or [scene.collection]:
                 coll.objects.link(helper)
             helper.parent, helper.parent_type = obj.parent, obj.parent_type
@@ -114,6 +118,8 @@ def _undo(edits: list[_Edit]) -> None:
             bpy.data.actions.remove(new_action)
         e.parenting.restore()
         obj.rotation_mode = e.rotation_mode  # type: ignore[attr-defined]
+        for name, value in zip(_CHANNELS, e.channels, strict=True):
+            setattr(obj, name, value)
         helper_action = e.helper.animation_data.action if e.helper.animation_data else None  # type: ignore[attr-defined]
         bpy.data.objects.remove(e.helper)
         if helper_action is not None:
