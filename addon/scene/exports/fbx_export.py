@@ -175,7 +175,8 @@ def write_fbx(scene, out: str, frame_range: FrameRange | None) -> FbxResult:
     local = (inverse @ world)[keep]
     needs = trs_error(local) > SPLIT_TOLERANCE
     skinned, _listed = engine_ignored(scene)
-    split, not_corrected = [], []
+    split: list[int] = []
+    not_corrected: list[tuple[str, str]] = []
     for i in np.flatnonzero(needs):
         obj_name, bone = series.keys[i]
         label = node_label(obj_name, bone)
@@ -190,7 +191,7 @@ def write_fbx(scene, out: str, frame_range: FrameRange | None) -> FbxResult:
             not_corrected.append((label, "constraints or linked data: left as it is"))
         else:
             split.append(int(i))
-    outer, inner = continuous_split(local[:, split]) if split else (None, None)
+    outer, inner = continuous_split(local[:, split])
     seconds["prepare"] = time.perf_counter() - t0
 
     def write(tmp: str) -> None:
