@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -79,8 +80,12 @@ def fbx_worlds(path: str, times) -> tuple[list[str], np.ndarray] | None:
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "worlds.npz")
         times_json = json.dumps([float(t) for t in times])
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # the same packages
+        python = sys.executable
+        if os.path.basename(python).lower().startswith("blender"):  # not a Python interpreter
+            python = shutil.which("python3") or python
         run = subprocess.run(
-            [sys.executable, "-c", _READER, path, times_json, out], capture_output=True, text=True, timeout=600
+            [python, "-c", _READER, path, times_json, out], capture_output=True, text=True, timeout=600, env=env
         )
         if not os.path.exists(out):
             raise GltfError(f"ufbx could not read {path!r}: {run.stderr.strip().splitlines()[-1:] or run.returncode}")
