@@ -1,6 +1,6 @@
-"""Animated glTF export in real Blender (bpy from PyPI): Blender's exporter as it is
-against ours (the same exporter, then animated helper nodes and the read-back check),
-on the same scenes and frames.
+"""Animated glTF and FBX export in real Blender (bpy from PyPI): Blender's exporters as
+they are against ours (the same exporters, then animated helper nodes, or the FBX
+export-ready copy, and the read-back check), on the same scenes and frames.
 
     python benchmarks/bench_export.py [--frames 60] [--repeat 2]
 
@@ -29,9 +29,11 @@ import bpy
 import numpy as np
 from bench_common import markdown_table
 from hierarchy_inspector.addon.model.exports.animated_gltf import animated_error
+from hierarchy_inspector.addon.model.exports.fbx_check import fbx_error
 from hierarchy_inspector.addon.model.exports.gltf_file import Gltf
 from hierarchy_inspector.addon.model.frames import FrameRange
 from hierarchy_inspector.addon.scene.exports import scenes as export_scenes
+from hierarchy_inspector.addon.scene.exports.fbx_export import export_fbx, write_fbx
 from hierarchy_inspector.addon.scene.exports.gltf_animated import export_gltf_frames, read_subframes, write_gltf_frames
 from hierarchy_inspector.addon.scene.exports.gltf_hook import engine_ignored
 from hierarchy_inspector.addon.scene.frames import read_frames
@@ -80,19 +82,46 @@ def measure(scene, frame_range: FrameRange, repeat: int, folder: str) -> list[st
     ]
 
 
+def measure_fbx(scene, frame_range: FrameRange, repeat: int, folder: str) -> list[str]:
+    plain, ours = os.path.join(folder, "plain.fbx"), os.path.join(folder, "ours.fbx")
+    plain_s = _best(lambda: export_fbx(plain, frame_range), repeat)
+    ours_s = _best(lambda: write_fbx(scene, ours, frame_range), repeat)
+    result = write_fbx(scene, ours, frame_range)
+    frames = frame_range.frames()
+    series = read_frames(scene, frames)
+    skinned, _listed = engine_ignored(scene)
+    skip = {i for i, (obj, bone) in enumerate(series.keys) if not bone and obj in skinned}
+    plain_err = fbx_error(plain, series.keys, series.world, series.frames / series.fps, skip)
+    if plain_err is None or result.error is None:
+        return ["ufbx not installed", "", "", "", "", "", ""]
+    objects = [v for k, v in result.error.per_node.items() if " > " not in k]
+    return [
+        f"{len(result.helpers)}",
+        f"{len(result.not_corrected)}",
+        f"{plain_s:.2f}",
+        f"{ours_s:.2f}",
+        f"**{ours_s / plain_s:.2f}**",
+        f"{plain_err.relative:.2e}",
+        f"{result.error.relative:.2e}",
+        f"{max(objects, default=0.0):.2e}",
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=60)
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
     frame_range = FrameRange(1, args.frames, 1)
-    rows = []
+    rows: list = []
+    fbx_rows: list = []
     with tempfile.TemporaryDirectory() as folder:
         bpy.ops.wm.read_factory_settings(use_empty=True)
         scene = bpy.context.scene
         rig = animated_scenes.stretchy_rigify(scene, frames=args.frames, period=30)
         export_scenes.skin_boxes(scene, rig)
         rows.append(["(a) Rigify human, squash & stretch, skinned", *measure(scene, frame_range, args.repeat, folder)])
+        fbx_rows.append(["(a)", *measure_fbx(scene, frame_range, args.repeat, folder)])
 
         bpy.ops.wm.read_factory_settings(use_empty=True)
         scene = bpy.context.scene
@@ -100,11 +129,13 @@ def main() -> None:
         export_scenes.inherit_scale_rig(scene, 1, args.frames)
         scene.frame_set(10)
         rows.append(["(b) sheared objects + every Inherit Scale", *measure(scene, frame_range, args.repeat, folder)])
+        fbx_rows.append(["(b)", *measure_fbx(scene, frame_range, args.repeat, folder)])
 
         bpy.ops.wm.read_factory_settings(use_empty=True)
         scene = bpy.context.scene
         animated_scenes.animated_forest(scene, n=300, frames=args.frames)
         rows.append(["(c) 300 objects, animated parents", *measure(scene, frame_range, args.repeat, folder)])
+        fbx_rows.append(["(c)", *measure_fbx(scene, frame_range, args.repeat, folder)])
 
     print(f"\nAnimated glTF export: frames 1..{args.frames}; seconds, best of {args.repeat}\n")
     headers = (
@@ -121,6 +152,19 @@ def main() -> None:
         "half-frame error ours",
     )
     print(markdown_table(headers, rows))
+    print(f"\nFBX (export-ready copy; read back with ufbx): frames 1..{args.frames}; seconds, best of {args.repeat}\n")
+    fbx_headers = (
+        "scene",
+        "objects given helpers",
+        "sheared bones not corrected",
+        "Blender plain",
+        "ours",
+        "ours / plain",
+        "error plain",
+        "error ours (all nodes)",
+        "error ours (objects)",
+    )
+    print(markdown_table(fbx_headers, fbx_rows))
 
 
 if __name__ == "__main__":

@@ -8,29 +8,30 @@ import csv
 import hashlib
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from cli_runner import run_cli
 
-MAKE = """
-import sys, bpy
-from hierarchy_inspector.addon.scene.exports import scenes as export_scenes
-bpy.ops.wm.read_factory_settings(use_empty=True)
-export_scenes.sheared_objects(bpy.context.scene)
-export_scenes.inherit_scale_rig(bpy.context.scene)
-bpy.context.scene.frame_set(10)
-bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
-"""
+
+def _save(path: Path, rig: bool = True) -> Path:
+    """Sheared objects (and the Inherit Scale rig) saved at frame 10, built in this
+    process (inside a Blender binary too)."""
+    import bpy
+    from hierarchy_inspector.addon.scene.exports import scenes as export_scenes
+
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    export_scenes.sheared_objects(bpy.context.scene)
+    if rig:
+        export_scenes.inherit_scale_rig(bpy.context.scene)
+    bpy.context.scene.frame_set(10)
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    return path
 
 
 @pytest.fixture(scope="module")
 def saved_at_10(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("export") / "at10.blend"
-    subprocess.run([sys.executable, "-c", MAKE, str(path)], check=True, capture_output=True, timeout=300)
-    return path
+    return _save(tmp_path_factory.mktemp("export") / "at10.blend")
 
 
 def _digest(path: Path) -> str:
@@ -94,9 +95,7 @@ def test_fbx_exits_1_when_sheared_bones_cannot_be_kept(saved_at_10, tmp_path):
 
 def test_fbx_of_objects_is_exact(tmp_path):
     pytest.importorskip("ufbx")
-    blend = tmp_path / "objects.blend"
-    make = MAKE.replace("export_scenes.inherit_scale_rig(bpy.context.scene)\n", "")
-    subprocess.run([sys.executable, "-c", make, str(blend)], check=True, capture_output=True, timeout=300)
+    blend = _save(tmp_path / "objects.blend", rig=False)
     result = run_cli("export", blend, "--target", "fbx", "--out", tmp_path / "o.fbx", "--frames", "1:25")
     assert result.returncode == 0, result.stderr[-2000:]
     assert "1 object(s) given a temporary helper (Skewed)" in result.stdout

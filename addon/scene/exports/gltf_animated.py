@@ -121,7 +121,8 @@ def write_gltf_frames(
             export_gltf_frames(tmp, frame_range, y_up=y_up)
         t1 = time.perf_counter()
         settings = HookSettings(tmp, y_up, frame_range is not None, "SCENE", False, False)
-        done = keep_shear_in_file(scene, settings, thresholds)
+        wanted = frame_range.frames() if frame_range is not None else [scene.frame_current]
+        done = keep_shear_in_file(scene, settings, thresholds, wanted)
         if not done.corrected or done.error is None:
             raise ExportError(f"{out!r} could not be corrected: {done.why}")
         seconds.update(blender_export=t1 - t0, correct=time.perf_counter() - t1)

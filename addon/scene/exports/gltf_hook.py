@@ -88,16 +88,24 @@ class HookResult(NamedTuple):
         )
 
 
-def keep_shear_in_file(scene, settings: HookSettings, thresholds: Thresholds = DEFAULT) -> HookResult:
+def keep_shear_in_file(
+    scene, settings: HookSettings, thresholds: Thresholds = DEFAULT, wanted: list[int] | None = None
+) -> HookResult:
     """Add the animated helpers to the .glb the exporter wrote and check it (in place:
-    the exporter's own output file, rewritten whole through a temporary file)."""
+    the exporter's own output file, rewritten whole through a temporary file).
+    ``wanted``: the frames the file must match (default: what the file holds, see the
+    module docstring)."""
     path = settings.filepath
     if not path.lower().endswith(".glb"):
         return HookResult(False, "only the glTF Binary (.glb) format is corrected", [], None, [])
     gltf = Gltf.load(path)
     fps = scene.render.fps / scene.render.fps_base
     times = key_times(gltf)
-    if settings.animations and len(times):
+    frames: np.ndarray
+    if wanted is not None:
+        frames = np.asarray(wanted, dtype=np.int64)
+        times = frames / fps
+    elif settings.animations and len(times):
         several = len(gltf.doc.get("animations", [])) > 1
         if settings.animation_mode != "SCENE" and several:
             return HookResult(
