@@ -56,7 +56,7 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
             print(f"not checked as a node: '{name}' ({why})")
         return check_result(err.relative, args.out)
     if args.target == "fbx":
-        return _fbx(scene, args, frame_range)
+        return _fbx(scene, args, frame_range, thresholds)
     assert frame_range is not None
     series = read_frames(scene, frame_range.frames())
     document = accumulated_frames_document(series)
@@ -70,8 +70,8 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
     return EXIT_OK
 
 
-def _fbx(scene, args, frame_range) -> int:
-    result = write_fbx(scene, args.out, frame_range)
+def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
+    result = write_fbx(scene, args.out, frame_range, thresholds)
     helpers = f" ({', '.join(result.helpers)})" if result.helpers else ""
     what = f"frame {result.frames[0]}" if frame_range is None else f"frames {frame_range.start}..{frame_range.end}"
     print(f"wrote {args.out}: {what}; {len(result.helpers)} object(s) given a temporary helper{helpers}")

@@ -24,7 +24,7 @@ import numpy as np
 from .... import core
 from ..errors import ExportError
 from ..nodes import node_label
-from ..thresholds import DEFAULT, Thresholds
+from ..thresholds import DEFAULT, LOCAL_NOISE_FACTOR, LOCAL_SHEAR_FLOOR_DEG, Thresholds
 from .animated_split import continuous_split, trs_error
 from .gltf_animation import add_channels, append_accessor, owner, world_matrices_at
 from .gltf_check import node_index
@@ -48,6 +48,22 @@ def node_frames(keys: list[tuple[str, str]], conversion: np.ndarray) -> np.ndarr
 def expected_worlds(keys, world: np.ndarray, conversion: np.ndarray) -> np.ndarray:
     """``C @ world @ F`` ``(T, N, 4, 4)``: where an engine must put each scene node."""
     return np.asarray(conversion) @ np.asarray(world, dtype=np.float64) @ node_frames(keys, conversion)
+
+
+def needs_split(local: np.ndarray, parent_world: np.ndarray, thresholds: Thresholds = DEFAULT) -> np.ndarray:
+    """``(M,)`` which of the local matrices ``(T, M, 4, 4)`` (children of
+    ``parent_world (T, M, 4, 4)``) need two TRS: shear that is really there at some
+    frame (above :data:`..thresholds.LOCAL_SHEAR_FLOOR_DEG` and the float32 noise that
+    inverting the parent's world amplifies, the inspection's own rule) and either over
+    the threshold or costing more than :data:`SPLIT_TOLERANCE` relative if dropped.
+    Float32 noise in deep, strongly scaled chains is left alone: splitting it adds
+    nodes and, in exporters that recompose locals in float32 (FBX), error."""
+    shear = np.abs(core.decompose(local).shear_deg).max(axis=-1)  # (T, M)
+    sv = np.linalg.svd(parent_world[..., :3, :3], compute_uv=False)
+    cond = sv[..., 0] / np.maximum(sv[..., 2], 1e-300)
+    noise = np.degrees(LOCAL_NOISE_FACTOR * np.finfo(np.float32).eps * np.minimum(cond, 1e12))
+    real = (shear > np.maximum(LOCAL_SHEAR_FLOOR_DEG, noise)).any(axis=0)
+    return real & ((trs_error(local) > SPLIT_TOLERANCE) | (shear.max(axis=0) > thresholds.shear_deg))
 
 
 def add_animated_helpers(
@@ -84,8 +100,7 @@ def add_animated_helpers(
             "no local transform can be written for it"
         )
     local = inverse @ target[:, file_nodes]  # (T, M, 4, 4)
-    shear = np.abs(core.decompose(local).shear_deg).max(axis=(0, -1))
-    split = (trs_error(local) > SPLIT_TOLERANCE) | (shear > thresholds.shear_deg)
+    split = needs_split(local, parent_world, thresholds)
     if not split.any():
         return []
     chosen = np.flatnonzero(split)

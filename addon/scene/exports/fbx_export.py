@@ -21,12 +21,13 @@ import numpy as np
 
 from .... import core
 from ...model.errors import ExportError
-from ...model.exports.animated_gltf import SPLIT_TOLERANCE
-from ...model.exports.animated_split import continuous_split, trs_error
+from ...model.exports.animated_gltf import needs_split
+from ...model.exports.animated_split import continuous_split
 from ...model.exports.fbx_check import FbxError, fbx_error
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with
+from ...model.thresholds import DEFAULT, Thresholds
 from ..editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, parent_matrix, to_blender
 from ..frames import read_frames
 from .gltf_hook import engine_ignored
@@ -152,7 +153,7 @@ def export_fbx(filepath: str, frame_range: FrameRange | None) -> None:
         scene.frame_set(saved[2], subframe=saved[3])
 
 
-def write_fbx(scene, out: str, frame_range: FrameRange | None) -> FbxResult:
+def write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thresholds = DEFAULT) -> FbxResult:
     """Export ``scene`` to the .fbx ``out`` through the export-ready copy (see the
     module docstring) and read it back. Written whole or not at all."""
     check_writable(out)
@@ -173,7 +174,7 @@ def write_fbx(scene, out: str, frame_range: FrameRange | None) -> FbxResult:
     parent_world = np.where(has[None, :, None, None], world[:, np.maximum(parents, 0)], np.eye(4))
     inverse, _singular = core.affine_inverse(parent_world)
     local = (inverse @ world)[keep]
-    needs = trs_error(local) > SPLIT_TOLERANCE
+    needs = needs_split(local, parent_world[keep], thresholds)
     skinned, _listed = engine_ignored(scene)
     split: list[int] = []
     not_corrected: list[tuple[str, str]] = []
