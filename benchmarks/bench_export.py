@@ -162,7 +162,7 @@ def main() -> None:
         "ours / plain",
         "error plain",
         "error ours (all nodes)",
-        "error ours (objects)",
+        "max error ours, objects only (units)",
     )
     print(markdown_table(fbx_headers, fbx_rows))
 
