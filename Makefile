@@ -85,6 +85,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_addon.py
 	$(PY) benchmarks/bench_frames.py
 	$(PY) benchmarks/bench_audit.py
+	$(PY) benchmarks/bench_export.py
 
 lint: $(STAMP) typecheck
 	$(PY) -m ruff check .

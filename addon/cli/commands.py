@@ -22,9 +22,9 @@ from ..scene.blend_files import open_blend, save_copy
 from ..scene.dynamics import scene_dynamics
 from ..scene.edits.bake import bake_residual
 from ..scene.edits.helpers import insert_helpers
-from ..scene.gltf_export import write_gltf
 from ..scene.scan import scan_scene
 from . import console
+from .export_frames_cmd import export_frames
 from .frames_cmd import check_range, range_results, write_chart
 from .main import EXIT_OK, EXIT_THRESHOLD, say, signals_deferred
 
@@ -187,20 +187,16 @@ def cmd_export(args) -> int:
     thresholds = thresholds_of(args)
     if args.target == "gltf" and not args.out.lower().endswith(".glb"):
         raise UsageError(f"{args.out!r}: glTF output must be a .glb (one file, written whole)")
+    if args.target == "fbx" and not args.out.lower().endswith(".fbx"):
+        raise UsageError(f"{args.out!r}: FBX output must be a .fbx")
+    check_range(args.frames)
     scene = open_scene(args)
-    if args.target == "gltf":
-        instances = instance_notes(scan_scene(scene, thresholds, instances=True))
-        with signals_deferred(), console.quiet():  # a Ctrl-C inside the exporter would read as its failure
-            result = write_gltf(scene, args.out, y_up=not args.z_up, thresholds=thresholds)
-        print(
-            f"wrote {args.out!r}: {result.helpers} helper node(s) where local shear > {thresholds.shear_deg:g} deg; "
-            f"read back as a viewer composes it, relative error {result.relative_error:.2e} "
-            f"(max {result.absolute_error:.2e} units)"
-        )
+    if args.frames is not None or args.target in ("gltf", "fbx"):
+        instances = instance_notes(scan_scene(scene, thresholds, instances=True)) if args.target == "gltf" else []
+        code = export_frames(scene, args, thresholds)
         for line in instances:
             print(line)
-        args.summary = f"{result.helpers} helper node(s), relative error {result.relative_error:.1e}"
-        return EXIT_OK
+        return code
     document = accumulated_document(inspect_scene(scene, args))
     files = {args.out: json.dumps(document, indent=1) + "\n"}
     if args.csv:

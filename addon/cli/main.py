@@ -174,10 +174,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = sub.add_parser("export", help="export transforms that survive")
     _add_common(export)
-    export.add_argument("--target", required=True, choices=("gltf", "accumulated"))
-    export.add_argument("--out", required=True, help="OUT.glb for gltf; OUT.json for accumulated")
+    export.add_argument("--target", required=True, choices=("gltf", "fbx", "accumulated"))
+    export.add_argument("--out", required=True, help="OUT.glb for gltf; OUT.fbx for fbx; OUT.json for accumulated")
     export.add_argument("--csv", metavar="OUT", help="accumulated: also write the local TRS as CSV")
     export.add_argument("--z-up", action="store_true", help="gltf: keep Blender's Z-up axes (default: glTF's Y-up)")
+    export.add_argument(
+        "--frames",
+        metavar="START:END[:STEP]",
+        help="export every frame of this range (END inclusive; 'scene': the scene's range): gltf animated and "
+        "exact at every frame, fbx baked at every frame, accumulated per-frame local TRS; exit 1 if the file read back is off by more "
+        "than 1e-5 relative at some frame (default: a static export of the current frame)",
+    )
 
     fix = sub.add_parser("fix", help="make the hierarchy exportable and save a fixed copy")
     _add_common(fix)

@@ -10,6 +10,8 @@ import sys
 import tempfile
 from collections.abc import Iterator
 
+from ..model.errors import ExportError
+
 
 class Captured:
     """The text written to stdout and stderr inside :func:`captured_output`."""
@@ -51,3 +53,20 @@ def captured_output(echo: bool = True) -> Iterator[Captured]:
             if echo and raw:
                 with contextlib.suppress(OSError):
                     os.write(1, raw)
+
+
+def run_exporter(label: str, operator, **options) -> None:
+    """Run one of Blender's exporter operators (``bpy.ops.export_scene.gltf`` ...) with
+    ``options``. What it prints is captured (and passed on, see :func:`captured_output`);
+    when it fails (a hierarchy too deep for its recursion, values that overflow, an
+    option it refuses) :class:`ExportError` says so in one line: the last line of its
+    error, not its traceback."""
+    with captured_output() as printed:
+        try:
+            operator(**options)
+            return
+        except Exception as exc:  # the exporter's own failure, whatever it is
+            failure = exc
+    lines = [ln.strip() for ln in str(failure).splitlines() if ln.strip() and not ln.startswith("Location:")]
+    why = lines[-1] if lines else printed.last_line(type(failure).__name__)
+    raise ExportError(f"Blender's {label} exporter failed: {why}")

@@ -17,7 +17,7 @@ from ..model.exports.gltf_check import add_joint_helpers, gltf_error
 from ..model.exports.gltf_file import Gltf
 from ..model.outputs import check_writable, write_with
 from ..model.thresholds import DEFAULT, Thresholds
-from .blender_output import captured_output
+from .blender_output import run_exporter
 from .edits.helpers import HelperResult, insert_helpers, remove_helpers
 from .scan import scan_scene
 
@@ -32,35 +32,23 @@ def gltf_conversion(y_up: bool) -> np.ndarray:
 
 
 def export_gltf(filepath: str, *, y_up: bool = True, selection_only: bool = False) -> None:
-    """Blender's own glTF exporter, pose as shown (no rest pose, no animation).
-
-    What the exporter prints is kept off the terminal; when it fails (a hierarchy too
-    deep for its recursion, values that overflow), :class:`ExportError` says so in one
-    line: the last line of its error.
-    """
+    """Blender's own glTF exporter, pose as shown at the current frame (no rest pose, no
+    animation). ``export_current_frame``: without it the exporter goes to frame 0 first
+    and writes that frame's pose whatever frame the scene is on. A failure of the
+    exporter is one line (:func:`.blender_output.run_exporter`)."""
     fmt = "GLB" if filepath.lower().endswith(".glb") else "GLTF_SEPARATE"
-    with captured_output() as printed:
-        try:
-            bpy.ops.export_scene.gltf(
-                filepath=filepath,
-                export_format=fmt,
-                export_yup=y_up,
-                use_selection=selection_only,
-                export_animations=False,
-                export_rest_position_armature=False,
-                export_apply=False,
-            )
-        except Exception as exc:  # the exporter's own failure, whatever it is
-            failure = exc
-        else:
-            return
-    why = _last_line(str(failure)) or printed.last_line(type(failure).__name__)
-    raise ExportError(f"Blender's glTF exporter failed: {why}")
-
-
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("Location:")]
-    return lines[-1] if lines else ""
+    run_exporter(
+        "glTF",
+        bpy.ops.export_scene.gltf,
+        filepath=filepath,
+        export_format=fmt,
+        export_yup=y_up,
+        use_selection=selection_only,
+        export_animations=False,
+        export_current_frame=True,
+        export_rest_position_armature=False,
+        export_apply=False,
+    )
 
 
 class GltfResult(NamedTuple):

@@ -1,8 +1,8 @@
 """The UI layer: registered classes only, and ``register()`` / ``unregister()``.
 
 Added, in order: preferences, property groups and the ``Scene.hierarchy_inspector``
-pointer, operators, the UI list, panels, the Add menu entry, app handlers, the overlay's
-draw handler (not in background mode). ``unregister()`` removes everything in reverse
+pointer, the glTF exporter's "Keep shear exactly" extension, operators, the UI list,
+panels, the Add menu entry, app handlers, the overlay's draw handler (not in background mode). ``unregister()`` removes everything in reverse
 order. The command-line command is registered by :mod:`..cli` (see the package root).
 """
 
@@ -13,6 +13,7 @@ import bpy
 from ..scene import live
 from ..scene.timeline import live as live_frames
 from . import (
+    gltf_extension,
     lists,
     operators_demo,
     operators_fix,
@@ -46,6 +47,7 @@ def register() -> None:
         bpy.utils.register_class(cls)
     properties.register_properties()
     properties_frames.register_properties()
+    gltf_extension.register()
     for menu, draw in operators_demo.MENUS:
         menu.append(draw)
     live.register_handlers()
@@ -61,6 +63,7 @@ def unregister() -> None:
     live.unregister_handlers()
     for menu, draw in reversed(operators_demo.MENUS):
         menu.remove(draw)
+    gltf_extension.unregister()
     properties_frames.unregister_properties()
     properties.unregister_properties()
     for cls in reversed(CLASSES):

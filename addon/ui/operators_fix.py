@@ -11,11 +11,12 @@ from bpy_extras.io_utils import ExportHelper
 from ..model.advice.after_fix import WORST_FEW, summary
 from ..model.errors import InspectorError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
+from ..model.exports.animated_gltf import CHECK_TOLERANCE
 from ..model.outputs import check_outputs, write_all
 from ..scene import live, settings
 from ..scene.edits.bake import bake_residual
 from ..scene.edits.helpers import insert_helpers
-from ..scene.gltf_export import write_gltf
+from ..scene.exports.gltf_animated import write_gltf_frames
 from ..scene.scan import scan_scene
 
 
@@ -134,14 +135,18 @@ class HI_OT_export_gltf(bpy.types.Operator, _FileOperator):
     def execute(self, context):
         try:
             check_outputs({"the export": self.path}, _open_file())
-            result = write_gltf(context.scene, self.path, y_up=self.y_up, thresholds=settings.thresholds(context))
+            result = write_gltf_frames(
+                context.scene, self.path, None, y_up=self.y_up, thresholds=settings.thresholds(context)
+            )
         except (InspectorError, OSError, RuntimeError) as exc:
             self.report({"ERROR"}, str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__)
             return {"CANCELLED"}
         live.invalidate()
+        exact = result.error.relative <= CHECK_TOLERANCE
         self.report(
-            {"INFO"},
-            f"Wrote {self.path}: {result.helpers} helper(s), relative error {result.relative_error:.1e}",
+            {"INFO"} if exact else {"WARNING"},
+            f"Wrote {self.path}: {len(result.helpers)} helper(s), relative error {result.error.relative:.1e}"
+            + ("" if exact else f" (over {CHECK_TOLERANCE:g})"),
         )
         return {"FINISHED"}
 

@@ -31,6 +31,12 @@ def gltf_frames(inspection: Inspection, conversion: np.ndarray) -> tuple[np.ndar
 
 def gltf_node_index(gltf: Gltf, inspection: Inspection) -> dict[int, int]:
     """Inspection node index -> glTF node index (objects by name, bones by skin)."""
+    return node_index(gltf, inspection.nodes.keys)
+
+
+def node_index(gltf: Gltf, keys: list[tuple[str, str]]) -> dict[int, int]:
+    """Scene node index -> glTF node index for node ``keys`` ``(object, bone)``:
+    objects by name, bones as their skin's joints."""
     joints = gltf.joints()
     joint_nodes = set(joints.values())
     by_name: dict[str, int] = {}
@@ -38,7 +44,7 @@ def gltf_node_index(gltf: Gltf, inspection: Inspection) -> dict[int, int]:
         if k not in joint_nodes:  # an object may share a bone's name
             by_name.setdefault(node.get("name", ""), k)
     out = {}
-    for i, (obj, bone) in enumerate(inspection.nodes.keys):
+    for i, (obj, bone) in enumerate(keys):
         j = joints.get((obj, bone)) if bone else by_name.get(obj)
         if j is not None:
             out[i] = j

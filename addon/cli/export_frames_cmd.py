@@ -1,0 +1,93 @@
+"""``export``: glTF exact at the current frame or at every frame of a range (Blender's
+exporter, helper nodes, read back at every frame), FBX through an export-ready copy
+(read back with ufbx), or per-frame local TRS for accumulating engines.
+Exit 1 when the file read back is further from Blender than the self-check's tolerance
+at some frame."""
+
+from __future__ import annotations
+
+import json
+
+from ..model.exports.accumulated_frames import accumulated_frames_csv, accumulated_frames_document
+from ..model.exports.animated_gltf import CHECK_TOLERANCE
+from ..model.outputs import write_all
+from ..model.thresholds import Thresholds
+from ..scene.exports.fbx_export import write_fbx
+from ..scene.exports.gltf_animated import write_gltf_frames
+from ..scene.frames import read_frames
+from . import console
+from .frames_cmd import scene_range
+from .main import EXIT_OK, EXIT_THRESHOLD, say, signals_deferred
+
+
+def check_result(relative: float, what: str) -> int:
+    """EXIT_THRESHOLD (with one line on stderr) when ``relative`` exceeds the tolerance."""
+    if relative > CHECK_TOLERANCE:
+        say(f"{what}: read back {relative:.2e} relative from Blender, over the tolerance {CHECK_TOLERANCE:g}")
+        return EXIT_THRESHOLD
+    return EXIT_OK
+
+
+def export_frames(scene, args, thresholds: Thresholds) -> int:
+    """``export --target gltf`` (static without ``--frames``) and ``--target accumulated
+    --frames``."""
+    frame_range = scene_range(scene, args.frames) if args.frames is not None else None
+    if args.target == "gltf":
+        with signals_deferred(), console.quiet():  # a Ctrl-C inside the exporter would read as its failure
+            result = write_gltf_frames(scene, args.out, frame_range, y_up=not args.z_up, thresholds=thresholds)
+        err = result.error
+        worst = max(err.per_node, key=lambda k: err.per_node[k]) if err.per_node else "-"
+        helpers = f" ({', '.join(result.helpers)})" if result.helpers else ""
+        if frame_range is None:
+            print(f"wrote {args.out!r}: frame {scene.frame_current}; {len(result.helpers)} helper node(s){helpers}")
+        else:
+            print(
+                f"wrote {args.out!r}: frames {frame_range.start}..{frame_range.end} step {frame_range.step} "
+                f"({len(result.frames)} keys); {len(result.helpers)} animated helper node(s){helpers}"
+            )
+        print(
+            f"read back as an engine composes it ({err.checked} nodes, {len(result.frames)} frame(s)): "
+            f"relative error {err.relative:.2e} (max {err.absolute:.2e} units, worst '{worst}')"
+        )
+        if result.half_frame is not None:
+            print(
+                f"between frames (half frames: the engine's interpolation against Blender's subframes): "
+                f"relative {result.half_frame.relative:.2e}"
+            )
+        for name, why in result.not_checked:
+            print(f"not checked as a node: '{name}' ({why})")
+        return check_result(err.relative, args.out)
+    if args.target == "fbx":
+        return _fbx(scene, args, frame_range, thresholds)
+    assert frame_range is not None
+    series = read_frames(scene, frame_range.frames())
+    document = accumulated_frames_document(series)
+    files = {args.out: json.dumps(document, indent=1) + "\n"}
+    if args.csv:
+        files[args.csv] = accumulated_frames_csv(document)
+    write_all(files)
+    print(
+        f"wrote {args.out!r}: {len(document['nodes'])} nodes x {len(document['frames'])} frames; largest residual "
+        f"corner distance {document['max_residual_corner']:.3g} (sheared Blender worlds)"
+    )
+    return EXIT_OK
+
+
+def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
+    with signals_deferred(), console.quiet():  # a Ctrl-C inside the exporter would read as its failure
+        result = write_fbx(scene, args.out, frame_range, thresholds)
+    helpers = f" ({', '.join(result.helpers)})" if result.helpers else ""
+    what = f"frame {result.frames[0]}" if frame_range is None else f"frames {frame_range.start}..{frame_range.end}"
+    print(f"wrote {args.out!r}: {what}; {len(result.helpers)} object(s) given a temporary helper{helpers}")
+    for label, why in result.not_corrected:
+        print(f"not corrected: '{label}' ({why})")
+    err = result.error
+    if err is None:
+        print("not read back: the ufbx package (an independent FBX reader) is not installed")
+        return EXIT_OK
+    worst = max(err.per_node, key=lambda k: err.per_node[k]) if err.per_node else "-"
+    print(
+        f"read back with ufbx ({err.checked} nodes, {len(result.frames)} frame(s)): relative error "
+        f"{err.relative:.2e} (max {err.absolute:.2e} units, worst '{worst}')"
+    )
+    return check_result(err.relative, args.out)

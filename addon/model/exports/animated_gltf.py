@@ -1,0 +1,152 @@
+"""An animated glTF made exact at every frame, and its check, Blender-free.
+
+Input: a file written by Blender's glTF exporter (one animation over the frames),
+the scene's node keys and Blender's world matrices ``world (T, N, 4, 4)`` at the
+frames' times ``(T,)`` seconds. Each file node's local matrix that Blender's world
+matrices imply is ``inv(G_parent) @ G_node`` with ``G = C @ world @ F`` (the exporter's
+axis conversion ``C`` and node frame ``F``, see :func:`.gltf_check.gltf_frames`).
+A node whose local matrix needs more than one TRS at any frame (dropping its shear
+would move it by more than :data:`SPLIT_TOLERANCE` relative, or its shear exceeds the
+threshold) gets a helper node above it; both are animated with the continuous exact
+split (:func:`.animated_split.continuous_split`) at every frame. Every other node keeps
+exactly what Blender's exporter wrote.
+
+The check composes the file as an engine does (channels sampled at the frames' times,
+``parent @ local``) and compares with ``C @ world @ F``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .... import core
+from ..errors import ExportError
+from ..nodes import node_label
+from ..thresholds import DEFAULT, LOCAL_NOISE_FACTOR, LOCAL_SHEAR_FLOOR_DEG, Thresholds
+from .animated_split import continuous_split, trs_error
+from .gltf_animation import add_channels, append_accessor, owner, world_matrices_at
+from .gltf_check import node_index
+from .gltf_file import Gltf
+
+#: Relative error of a one-TRS local matrix above which a node gets a helper (a tenth
+#: of :data:`CHECK_TOLERANCE`: what remains is float32 storage).
+SPLIT_TOLERANCE = 1e-6
+#: The self-check's limit: relative error of the file against Blender at every frame.
+CHECK_TOLERANCE = 1e-5
+
+
+def node_frames(keys: list[tuple[str, str]], conversion: np.ndarray) -> np.ndarray:
+    """``F (N, 4, 4)``: ``inv(C)`` for objects (their data is converted), the identity
+    for bones (joints keep Blender's axes)."""
+    frames = np.broadcast_to(np.linalg.inv(conversion), (len(keys), 4, 4)).copy()
+    frames[[bool(bone) for _obj, bone in keys]] = np.eye(4)
+    return frames
+
+
+def expected_worlds(keys, world: np.ndarray, conversion: np.ndarray) -> np.ndarray:
+    """``C @ world @ F`` ``(T, N, 4, 4)``: where an engine must put each scene node."""
+    return np.asarray(conversion) @ np.asarray(world, dtype=np.float64) @ node_frames(keys, conversion)
+
+
+def needs_split(local: np.ndarray, parent_world: np.ndarray, thresholds: Thresholds = DEFAULT) -> np.ndarray:
+    """``(M,)`` which of the local matrices ``(T, M, 4, 4)`` (children of
+    ``parent_world (T, M, 4, 4)``) need two TRS: shear that is really there at some
+    frame (above :data:`..thresholds.LOCAL_SHEAR_FLOOR_DEG` and the float32 noise that
+    inverting the parent's world amplifies, the inspection's own rule) and either over
+    the threshold or costing more than :data:`SPLIT_TOLERANCE` relative if dropped.
+    Float32 noise in deep, strongly scaled chains is left alone: splitting it adds
+    nodes and, in exporters that recompose locals in float32 (FBX), error."""
+    shear = np.abs(core.decompose(local).shear_deg).max(axis=-1)  # (T, M)
+    sv = np.linalg.svd(parent_world[..., :3, :3], compute_uv=False)
+    cond = sv[..., 0] / np.maximum(sv[..., 2], 1e-300)
+    noise = np.degrees(LOCAL_NOISE_FACTOR * np.finfo(np.float32).eps * np.minimum(cond, 1e12))
+    real = (shear > np.maximum(LOCAL_SHEAR_FLOOR_DEG, noise)).any(axis=0)
+    return real & ((trs_error(local) > SPLIT_TOLERANCE) | (shear.max(axis=0) > thresholds.shear_deg))
+
+
+def add_animated_helpers(
+    gltf: Gltf,
+    keys: list[tuple[str, str]],
+    world: np.ndarray,
+    times: np.ndarray,
+    conversion: np.ndarray,
+    *,
+    skip: set[int] | frozenset = frozenset(),
+    thresholds: Thresholds = DEFAULT,
+) -> list[str]:
+    """Insert an animated helper above every file node whose local matrix needs two TRS
+    at some frame, and animate both exactly at ``times (T,)``. ``skip``: scene node
+    indices whose node matrix engines ignore (armature-deformed meshes). Returns the
+    labels of the nodes that got a helper (loops only over those)."""
+    index = node_index(gltf, keys)
+    index = {i: j for i, j in index.items() if i not in skip}
+    if not index:
+        return []
+    times = np.asarray(times, dtype=np.float64)
+    target = world_matrices_at(gltf, times)  # unmapped nodes: as the file animates them
+    scene_nodes = np.fromiter(index.keys(), dtype=np.int64)
+    file_nodes = np.fromiter(index.values(), dtype=np.int64)
+    target[:, file_nodes] = expected_worlds([keys[i] for i in scene_nodes], world[:, scene_nodes], conversion)
+    parents = gltf.parents()
+    fp = parents[file_nodes]
+    parent_world = np.where((fp >= 0)[None, :, None, None], target[:, np.maximum(fp, 0)], np.eye(4))
+    inverse, singular = core.affine_inverse(parent_world)
+    if singular.any():
+        t, m = (int(v) for v in np.argwhere(singular)[0])
+        raise ExportError(
+            f"the parent of '{node_label(*keys[int(scene_nodes[m])])}' has zero scale at key {t}: "
+            "no local transform can be written for it"
+        )
+    local = inverse @ target[:, file_nodes]  # (T, M, 4, 4)
+    split = needs_split(local, parent_world, thresholds)
+    if not split.any():
+        return []
+    chosen = np.flatnonzero(split)
+    outer, inner = continuous_split(local[:, chosen])
+    animated = len(times) > 1 or bool(gltf.doc.get("animations"))
+    times_acc = append_accessor(gltf, times[:, None], with_bounds=True) if animated else -1
+    labels = []
+    for k, m in enumerate(chosen):
+        i, j = int(scene_nodes[m]), int(file_nodes[m])
+        name = f"{keys[i][1] or keys[i][0]} (shear helper)"
+        anim = owner(gltf, j) if animated else -1
+        helper = gltf.insert_parent(j, outer[0, k], inner[0, k], name)
+        if animated:  # a static file stays static: the helper and the node hold the split
+            add_channels(gltf, helper, times_acc, outer[:, k], anim)
+            add_channels(gltf, j, times_acc, inner[:, k], anim)
+        labels.append(node_label(*keys[i]))
+    return labels
+
+
+class FrameError(NamedTuple):
+    relative: float  #: largest entry difference over max(1, largest entry of Blender's worlds)
+    absolute: float  #: largest entry difference, scene units
+    per_node: dict  #: label -> largest entry difference over the frames
+    per_frame: np.ndarray  #: (T,) largest entry difference at each frame
+    checked: int  #: scene nodes compared
+
+
+def animated_error(
+    gltf: Gltf,
+    keys: list[tuple[str, str]],
+    world: np.ndarray,
+    times: np.ndarray,
+    conversion: np.ndarray,
+    skip: set[int] | frozenset = frozenset(),
+) -> FrameError:
+    """The file composed as an engine does at ``times (T,)`` seconds against Blender's
+    ``world (T, N, 4, 4)``; scene nodes in ``skip`` and nodes the file lacks are left out."""
+    index = {i: j for i, j in node_index(gltf, keys).items() if i not in skip}
+    if not index:
+        return FrameError(0.0, 0.0, {}, np.zeros(len(times)), 0)
+    got = world_matrices_at(gltf, times)
+    scene_nodes = np.fromiter(index.keys(), dtype=np.int64)
+    file_nodes = np.fromiter(index.values(), dtype=np.int64)
+    expected = expected_worlds([keys[i] for i in scene_nodes], world[:, scene_nodes], conversion)
+    diff = np.abs(got[:, file_nodes] - expected).max(axis=(-2, -1))  # (T, M)
+    scale = max(1.0, float(np.abs(world[:, scene_nodes]).max()))
+    per_node = {node_label(*keys[i]): float(d) for i, d in zip(scene_nodes, diff.max(axis=0), strict=True)}
+    absolute = float(diff.max())
+    return FrameError(absolute / scale, absolute, per_node, diff.max(axis=1), len(scene_nodes))

@@ -1,0 +1,130 @@
+"""Exact TRS pairs for animated local matrices, continuous in time.
+
+A local matrix ``M`` with shear cannot be one TRS; two can (a helper node above the
+node): ``M = (T R1 S1) (R2)``, from the SVD ``M3 = U diag(s) V^T`` with ``R1 = U``,
+``S1 = s``, ``R2 = V^T`` (:func:`core.split_to_trs` does it for one frame). The SVD is
+unique only up to the order of the singular values, joint sign flips of ``(u_i, v_i)``
+and any rotation inside a repeated singular value (a rotation times a uniform scale has
+every ``V``): frame by frame it jumps, and an engine interpolating between keys would
+swing the node around. :func:`continuous_split` picks, frame after frame, the SVD
+closest to the previous frame's (same axis order, same signs, inside repeated values
+the rotation nearest the previous one) and keeps quaternions in one hemisphere, so
+consecutive keys differ only as much as the matrices do.
+
+Shapes: ``(T, N, 4, 4)`` local matrices, time first; quaternions ``(w, x, y, z)``;
+column vectors. Loops run over frames only (vectorised over nodes).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .... import core
+
+#: Singular values closer than this (relative to the largest) count as repeated.
+REPEATED = 1e-6
+
+_PERMS = np.array(list(itertools.permutations(range(3))), dtype=np.int64)  # (6, 3)
+
+
+def continuous_quaternions(q: np.ndarray) -> np.ndarray:
+    """``q (T, ..., 4)`` with signs chosen along T so that consecutive quaternions have
+    a non-negative dot product (one hemisphere; the same rotations)."""
+    q = np.array(q, dtype=np.float64, copy=True)
+    if len(q) < 2:
+        return q
+    dots = np.einsum("t...i,t...i->t...", q[1:], q[:-1])
+    flips = np.cumprod(np.where(dots < 0.0, -1.0, 1.0), axis=0)
+    q[1:] *= flips[..., None]
+    return q
+
+
+def continuous_trs(local: np.ndarray) -> core.TRS:
+    """One TRS per frame and node ``(T, N)`` for shear-free local matrices
+    ``(T, N, 4, 4)`` (Blender's sign convention for scale), rotations continuous in
+    time. What shear there is, is dropped (use :func:`continuous_split` for it)."""
+    d = core.decompose(np.asarray(local, dtype=np.float64))
+    return core.TRS(d.translation, continuous_quaternions(d.rotation), d.scale)
+
+
+def trs_error(local: np.ndarray) -> np.ndarray:
+    """``(N,)`` largest over frames of ``|TRS(M) - M| / max(1, |M|)`` for local
+    matrices ``(T, N, 4, 4)``: how far one TRS per node (shear dropped) is from them."""
+    m = np.asarray(local, dtype=np.float64)
+    d = core.decompose(m)
+    rebuilt = core.TRS(d.translation, d.rotation, d.scale).to_matrix()
+    scale = np.maximum(1.0, np.abs(m).max(axis=(-2, -1)))
+    return (np.abs(rebuilt - m).max(axis=(-2, -1)) / scale).max(axis=0)
+
+
+def _proper(u: np.ndarray, s: np.ndarray, v: np.ndarray) -> None:
+    """In place: make ``u`` and ``v`` rotations (det +1) by flipping the column of the
+    smallest singular value together with its sign (``u diag(s) v^T`` unchanged)."""
+    for mat in (u, v):
+        bad = np.linalg.det(mat) < 0.0
+        if bad.any():
+            k = np.argmin(np.abs(s[bad]), axis=-1)
+            rows = np.flatnonzero(bad)
+            mat[rows, :, k] *= -1.0
+            s[rows, k] *= -1.0
+
+
+def _align(u, s, v, u0, v0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The SVD ``(u, s, v)`` (batch ``(N, ...)``) reordered, re-signed and rotated inside
+    repeated singular values to be closest to the previous frame's ``(u0, v0)``."""
+    n = len(s)
+    # Axis order: the permutation whose columns match the previous ones best.
+    match = np.abs(np.einsum("nki,nkj->nij", u0, u)) + np.abs(np.einsum("nki,nkj->nij", v0, v))
+    scores = match[:, np.arange(3)[None, :], _PERMS].sum(axis=-1)  # (N, 6)
+    perm = _PERMS[np.argmax(scores, axis=-1)]  # (N, 3): new column i <- old column perm[i]
+    rows = np.arange(n)[:, None]
+    u = u[rows, :, perm].transpose(0, 2, 1)
+    v = v[rows, :, perm].transpose(0, 2, 1)
+    s = s[rows, perm]
+    # Signs: flip (u_i, v_i) together where they point away from the previous frame's.
+    dots = np.einsum("nki,nki->ni", u0, u) + np.einsum("nki,nki->ni", v0, v)
+    sign = np.where(dots < 0.0, -1.0, 1.0)
+    u, v = u * sign[:, None, :], v * sign[:, None, :]
+    # Repeated singular values: inside each group any rotation R works (u R, v R); take
+    # the one nearest the previous frame (the polar factor of v^T v0 restricted to the group).
+    big = np.maximum(np.abs(s).max(axis=-1, keepdims=True), 1e-300)
+    close = np.abs(np.abs(s)[:, :, None] - np.abs(s)[:, None, :]) <= REPEATED * big[..., None]
+    close = close & (np.sign(s)[:, :, None] == np.sign(s)[:, None, :])
+    group = (close.astype(np.int64) @ close.astype(np.int64)) > 0  # transitive for 3 values
+    has = group.sum(axis=(-2, -1)) > 3
+    if has.any():
+        g = np.einsum("nki,nkj->nij", v[has], v0[has]) * group[has]
+        gu, _gs, gvt = np.linalg.svd(g)
+        r = gu @ gvt
+        ok = np.linalg.det(r) > 0.0
+        idx = np.flatnonzero(has)[ok]
+        u[idx] = u[idx] @ r[ok]
+        v[idx] = v[idx] @ r[ok]
+    return u, s, v
+
+
+def continuous_split(local: np.ndarray) -> tuple[core.TRS, core.TRS]:
+    """Exact two-node TRS for every frame and node of ``local (T, N, 4, 4)``:
+    ``(outer, inner)`` batches ``(T, N)`` with ``outer.to_matrix() @ inner.to_matrix()
+    == local`` (to about ``REPEATED`` times the scale where singular values repeat,
+    ~1e-15 elsewhere), continuous in time (see the module docstring). ``inner`` has no
+    translation and unit scale: only its rotation animates."""
+    m = np.asarray(local, dtype=np.float64)
+    t_count, n = m.shape[:2]
+    u_all = np.empty((t_count, n, 3, 3))
+    v_all = np.empty((t_count, n, 3, 3))
+    s_all = np.empty((t_count, n, 3))
+    for t in range(t_count):
+        u, s, vt = np.linalg.svd(m[t, :, :3, :3])
+        v = np.swapaxes(vt, -2, -1)
+        if t:
+            u, s, v = _align(u, s, v, u_all[t - 1], v_all[t - 1])
+        _proper(u, s, v)
+        u_all[t], s_all[t], v_all[t] = u, s, v
+    q_outer = continuous_quaternions(core.matrix_to_quat(u_all))
+    q_inner = continuous_quaternions(core.matrix_to_quat(np.swapaxes(v_all, -2, -1)))
+    outer = core.TRS(m[..., :3, 3], q_outer, s_all)
+    inner = core.TRS(np.zeros((t_count, n, 3)), q_inner, np.ones((t_count, n, 3)))
+    return outer, inner

@@ -1,0 +1,233 @@
+"""glTF animation channels, Blender-free: read them, sample them as an engine does, write
+new ones, and compose a file's node matrices at any time.
+
+The sampler follows the glTF 2.0 specification (section 3.11, appendix C): times
+clamp to the first and last key; ``STEP`` holds the previous key; ``LINEAR`` lerps
+translation and scale and slerps rotation (shortest arc); ``CUBICSPLINE`` is the
+Hermite spline of (in-tangent, value, out-tangent) triples with tangents scaled by the
+key interval, rotations normalised after. Values are node TRS: translation ``(3,)``,
+rotation ``(4,)`` stored ``x, y, z, w`` in the file (returned here as ``w, x, y, z``),
+scale ``(3,)``. Times are seconds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .... import core
+from ..errors import GltfError
+from .gltf_file import Gltf, node_matrix
+
+_COMPONENTS = {5120: np.int8, 5121: np.uint8, 5122: np.int16, 5123: np.uint16, 5125: np.uint32, 5126: np.float32}
+_NORMALIZE = {5120: 127.0, 5121: 255.0, 5122: 32767.0, 5123: 65535.0}
+_WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
+PATHS = ("translation", "rotation", "scale")
+
+
+def read_accessor(gltf: Gltf, index: int) -> np.ndarray:
+    """Accessor ``index`` of a GLB's binary chunk as float64 ``(count, width)``
+    (normalised integers mapped to [-1, 1] / [0, 1] as the specification says)."""
+    acc = gltf.doc["accessors"][index]
+    view = gltf.doc["bufferViews"][acc["bufferView"]]
+    if view.get("buffer", 0) != 0 or gltf.binary is None:
+        raise GltfError("animation data outside the GLB's binary chunk is not supported")
+    dtype = np.dtype(_COMPONENTS[acc["componentType"]]).newbyteorder("<")
+    width = _WIDTH[acc["type"]]
+    count = acc["count"]
+    start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+    stride = view.get("byteStride", 0) or dtype.itemsize * width
+    raw = np.frombuffer(gltf.binary, dtype=np.uint8, count=stride * (count - 1) + dtype.itemsize * width, offset=start)
+    rows = np.lib.stride_tricks.as_strided(raw, (count, dtype.itemsize * width), (stride, 1)).copy()
+    out = rows.view(dtype).reshape(count, width).astype(np.float64)
+    if acc.get("normalized") and acc["componentType"] in _NORMALIZE:
+        out = np.maximum(out / _NORMALIZE[acc["componentType"]], -1.0)
+    return out
+
+
+def append_accessor(gltf: Gltf, values: np.ndarray, with_bounds: bool = False) -> int:
+    """Append float32 ``values (count, width)`` to the GLB's binary chunk as a new
+    bufferView and accessor (``min``/``max`` with ``with_bounds``, required for
+    animation inputs). Returns the accessor's index."""
+    values = np.ascontiguousarray(values, dtype="<f4")
+    if values.ndim == 1:
+        values = values[:, None]
+    width = values.shape[1]
+    kind = {v: k for k, v in _WIDTH.items()}[width]
+    binary = gltf.binary or b""
+    binary += b"\0" * (-len(binary) % 4)
+    doc = gltf.doc
+    views = doc.setdefault("bufferViews", [])
+    views.append({"buffer": 0, "byteOffset": len(binary), "byteLength": values.nbytes})
+    gltf.binary = binary + values.tobytes()
+    buffers = doc.setdefault("buffers", [{}])
+    buffers[0]["byteLength"] = len(gltf.binary)
+    accessor = {"bufferView": len(views) - 1, "componentType": 5126, "count": len(values), "type": kind}
+    if with_bounds:
+        accessor["min"] = [float(v) for v in values.min(axis=0)]
+        accessor["max"] = [float(v) for v in values.max(axis=0)]
+    accessors = doc.setdefault("accessors", [])
+    accessors.append(accessor)
+    return len(accessors) - 1
+
+
+class Track:
+    """One sampler: key ``times (K,)``, ``values (K, C)`` (``(K, 3, C)`` for
+    CUBICSPLINE: in-tangent, value, out-tangent), ``interpolation``, ``path``."""
+
+    def __init__(self, times, values, interpolation: str, path: str):
+        self.times = np.asarray(times, dtype=np.float64).reshape(-1)
+        values = np.asarray(values, dtype=np.float64)
+        k = len(self.times)
+        if interpolation == "CUBICSPLINE":
+            values = values.reshape(k, 3, -1)
+        else:
+            values = values.reshape(k, -1)
+        if path == "rotation":  # file order x, y, z, w -> w, x, y, z
+            values = values[..., [3, 0, 1, 2]]
+        self.values = values
+        self.interpolation = interpolation
+        self.path = path
+
+    def sample(self, t) -> np.ndarray:
+        """Values at times ``t (M,)`` seconds: ``(M, C)`` (rotations ``w, x, y, z``, unit)."""
+        t = np.asarray(t, dtype=np.float64).reshape(-1)
+        times, v, k = self.times, self.values, len(self.times)
+        key = v[:, 1] if self.interpolation == "CUBICSPLINE" else v
+        if k == 1:
+            out = np.broadcast_to(key[0], (len(t), key.shape[-1])).copy()
+        elif self.interpolation == "STEP":
+            out = key[np.clip(np.searchsorted(times, t, side="right") - 1, 0, k - 1)]
+        else:
+            i = np.clip(np.searchsorted(times, t, side="right") - 1, 0, k - 2)
+            dt = times[i + 1] - times[i]
+            s = np.clip((t - times[i]) / np.where(dt > 0, dt, 1.0), 0.0, 1.0)[:, None]
+            if self.interpolation == "CUBICSPLINE":
+                s2, s3 = s * s, s * s * s
+                out = (
+                    (2 * s3 - 3 * s2 + 1) * key[i]
+                    + (s3 - 2 * s2 + s) * dt[:, None] * v[i, 2]
+                    + (-2 * s3 + 3 * s2) * key[i + 1]
+                    + (s3 - s2) * dt[:, None] * v[i + 1, 0]
+                )
+            elif self.path == "rotation":
+                out = slerp(key[i], key[i + 1], s[:, 0])
+            else:
+                out = (1 - s) * key[i] + s * key[i + 1]
+        if self.path == "rotation":
+            out = out / np.linalg.norm(out, axis=-1, keepdims=True)
+        return out
+
+
+def slerp(a: np.ndarray, b: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Shortest-arc spherical interpolation of unit quaternions ``(M, 4)`` at ``s (M,)``."""
+    d = np.einsum("mi,mi->m", a, b)
+    b = np.where(d[:, None] < 0, -b, b)
+    d = np.abs(d)
+    angle = np.arccos(np.clip(d, -1.0, 1.0))
+    sin = np.sin(angle)
+    small = sin < 1e-9
+    wa = np.where(small, 1 - s, np.sin((1 - s) * angle) / np.where(small, 1.0, sin))
+    wb = np.where(small, s, np.sin(s * angle) / np.where(small, 1.0, sin))
+    return wa[:, None] * a + wb[:, None] * b
+
+
+def _animations(gltf: Gltf, animation: int | None) -> list[dict]:
+    anims = gltf.doc.get("animations", [])
+    return anims if animation is None else anims[animation : animation + 1]
+
+
+def tracks(gltf: Gltf, animation: int | None = None) -> dict[tuple[int, str], Track]:
+    """``(node, path) -> Track`` of one animation, or of all of them (``None``: the
+    exporter's Scene mode splits one timeline into an animation per object). Weights
+    channels are left out."""
+    out = {}
+    for anim in _animations(gltf, animation):
+        for ch in anim.get("channels", []):
+            target = ch.get("target", {})
+            if target.get("path") not in PATHS or "node" not in target:
+                continue
+            sampler = anim["samplers"][ch["sampler"]]
+            times = read_accessor(gltf, sampler["input"])
+            values = read_accessor(gltf, sampler["output"])
+            out[(target["node"], target["path"])] = Track(
+                times, values, sampler.get("interpolation", "LINEAR"), target["path"]
+            )
+    return out
+
+
+def key_times(gltf: Gltf) -> np.ndarray:
+    """Every key time of every animation channel, sorted, once ``(K,)`` seconds."""
+    found = [track.times for track in tracks(gltf).values()]
+    return np.unique(np.concatenate(found)) if found else np.zeros(0)
+
+
+def local_matrices_at(gltf: Gltf, times, animation: int | None = None) -> np.ndarray:
+    """Every node's local matrix at ``times (M,)`` seconds, ``(M, nodes, 4, 4)``: the
+    animation's channels where there are some, the node's own TRS / matrix elsewhere."""
+    times = np.asarray(times, dtype=np.float64).reshape(-1)
+    m, n = len(times), len(gltf.nodes)
+    nodes = gltf.nodes
+    fields = {
+        "translation": np.array([nd.get("translation", [0.0, 0.0, 0.0]) for nd in nodes], dtype=np.float64),
+        "rotation": np.array([nd.get("rotation", [0.0, 0.0, 0.0, 1.0]) for nd in nodes], dtype=np.float64),
+        "scale": np.array([nd.get("scale", [1.0, 1.0, 1.0]) for nd in nodes], dtype=np.float64),
+    }
+    fields = {k: np.repeat(v.reshape(1, n, -1), m, axis=0) for k, v in fields.items()}
+    fields["rotation"] = fields["rotation"][..., [3, 0, 1, 2]]  # file x, y, z, w -> w, x, y, z
+    for (j, path), track in tracks(gltf, animation).items():
+        fields[path][:, j] = track.sample(times)
+    out = core.TRS(fields["translation"], fields["rotation"], fields["scale"]).to_matrix()
+    for j, node in enumerate(nodes):
+        if "matrix" in node:  # glTF: a node with a matrix is never animated
+            out[:, j] = node_matrix(node)
+    return out
+
+
+def world_matrices_at(gltf: Gltf, times, animation: int | None = None) -> np.ndarray:
+    """Every node's world matrix at ``times (M,)`` seconds ``(M, nodes, 4, 4)``, composed
+    as a viewer does (``parent @ local`` from the scene roots down)."""
+    local = local_matrices_at(gltf, times, animation)
+    m, n = local.shape[:2]
+    tiled = core.Hierarchy(gltf.parents()).tile(m)
+    return tiled.world_matrices(local.reshape(-1, 4, 4)).reshape(m, n, 4, 4)
+
+
+def owner(gltf: Gltf, node: int) -> int:
+    """Index of the animation that animates ``node`` (the first one if none does;
+    created when the file has no animation)."""
+    anims = gltf.doc.setdefault("animations", [])
+    for a, anim in enumerate(anims):
+        if any(ch.get("target", {}).get("node") == node for ch in anim.get("channels", [])):
+            return a
+    if not anims:
+        anims.append({"name": "shear exact", "channels": [], "samplers": []})
+    return 0
+
+
+def drop_channels(gltf: Gltf, node: int) -> None:
+    """Remove every animation's translation / rotation / scale channels of ``node``
+    (their samplers stay, unused: the file remains valid)."""
+    for anim in gltf.doc.get("animations", []):
+        anim["channels"] = [
+            ch
+            for ch in anim.get("channels", [])
+            if not (ch.get("target", {}).get("node") == node and ch["target"].get("path") in PATHS)
+        ]
+
+
+def add_channels(gltf: Gltf, node: int, times_accessor: int, trs: core.TRS, animation: int) -> None:
+    """Animate ``node`` in animation ``animation`` with LINEAR channels of ``trs (K,)``
+    at the key times of ``times_accessor`` (rotations written ``x, y, z, w``).
+    Replaces its channels in every animation."""
+    drop_channels(gltf, node)
+    anim = gltf.doc["animations"][animation]
+    anim.setdefault("samplers", [])
+    anim.setdefault("channels", [])
+    for path, values in (
+        ("translation", trs.translation),
+        ("rotation", trs.rotation[..., [1, 2, 3, 0]]),
+        ("scale", trs.scale),
+    ):
+        out = append_accessor(gltf, values)
+        anim["samplers"].append({"input": times_accessor, "output": out, "interpolation": "LINEAR"})
+        anim["channels"].append({"sampler": len(anim["samplers"]) - 1, "target": {"node": node, "path": path}})

@@ -1,0 +1,219 @@
+"""FBX export through an export-ready copy: Blender's FBX exporter has no hook to add
+nodes, so for the length of the export every object whose local matrix needs two TRS
+at some frame gets a temporary helper empty above it, both keyed at every exported
+frame with the continuous exact split (:func:`..model.exports.animated_split.continuous_split`);
+Blender's own exporter bakes them; then every edit is undone (helpers and their
+actions removed, the objects' parenting, rotation mode and actions put back), so the
+user's scene is as it was. The file is then read back with ufbx (an independent FBX
+reader) and compared with Blender at every exported frame.
+
+Not corrected (listed by name): bones (FBX joints are bones of the armature: a helper
+would be a new bone), objects deformed by their parent, objects with constraints.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+import bpy
+import numpy as np
+
+from .... import core
+from ...model.errors import ExportError
+from ...model.exports.animated_gltf import needs_split
+from ...model.exports.animated_split import continuous_split
+from ...model.exports.fbx_check import FbxError, fbx_error
+from ...model.frames import FrameRange
+from ...model.nodes import node_label
+from ...model.outputs import check_writable, write_with
+from ...model.thresholds import DEFAULT, Thresholds
+from ..blender_output import run_exporter
+from ..edits.editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, parent_matrix, to_blender
+from ..frames import read_frames
+from .gltf_hook import engine_ignored
+
+
+class FbxResult(NamedTuple):
+    error: FbxError | None  #: the file read back with ufbx (None: ufbx is not installed)
+    frames: list
+    helpers: list  #: labels of the objects given a temporary helper
+    not_corrected: list  #: (label, why) nodes whose local shear the file drops
+    seconds: dict
+
+
+class _Edit(NamedTuple):
+    obj: object
+    helper: object
+    parenting: Parenting
+    rotation_mode: str
+    action: object
+    had_anim: bool
+    channels: tuple  #: location, rotation_euler, rotation_quaternion, rotation_axis_angle, scale
+
+
+_CHANNELS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale")
+
+
+def _key(obj, frames, trs: core.TRS) -> None:
+    obj.rotation_mode = "QUATERNION"
+    for t, frame in enumerate(frames):
+        obj.location = trs.translation[t].tolist()
+        obj.rotation_quaternion = trs.rotation[t].tolist()
+        obj.scale = trs.scale[t].tolist()
+        for path in ("location", "rotation_quaternion", "scale"):
+            obj.keyframe_insert(path, frame=frame)
+    for curve in _curves(obj):
+        for key in curve.keyframe_points:
+            key.interpolation = "LINEAR"
+
+
+def _curves(obj) -> list:
+    action = obj.animation_data.action if obj.animation_data else None
+    if action is None:
+        return []
+    if hasattr(action, "fcurves"):
+        return list(action.fcurves)
+    return [c for layer in action.layers for strip in layer.strips for bag in strip.channelbags for c in bag.fcurves]
+
+
+def _apply(scene, series, frames, split: list[int], outer: core.TRS, inner: core.TRS) -> list[_Edit]:
+    edits: list[_Edit] = []
+    try:
+        for k, i in enumerate(split):
+            obj = bpy.data.objects[series.keys[i][0]]
+            p = int(series.parents[i])
+            parent_world = series.world[series.frames.tolist().index(scene.frame_current), p] if p >= 0 else np.eye(4)
+            helper = bpy.data.objects.new(f"{obj.name} (shear helper)", None)
+            had = obj.animation_data is not None
+            channels = tuple(tuple(getattr(obj, name)) for name in _CHANNELS)
+            action = had and obj.animation_data.action
+            edits.append(_Edit(obj, helper, Parenting.save(obj), obj.rotation_mode, action, had, channels))
+            for coll in list(obj.users_collection) or [scene.collection]:
+                coll.objects.link(helper)
+            helper.parent, helper.parent_type = obj.parent, obj.parent_type
+            if obj.parent_type == "BONE":
+                helper.parent_bone = obj.parent_bone
+            if obj.parent is not None:
+                helper.matrix_parent_inverse = to_blender(np.linalg.inv(parent_matrix(obj)) @ parent_world)
+            obj.parent, obj.parent_type = helper, "OBJECT"
+            obj.matrix_parent_inverse = to_blender(np.eye(4))
+            if obj.animation_data:
+                obj.animation_data.action = None
+            _key(helper, frames, outer[:, k])
+            _key(obj, frames, inner[:, k])
+    except BaseException:
+        _undo(edits)
+        raise
+    return edits
+
+
+def _undo(edits: list[_Edit]) -> None:
+    for e in reversed(edits):
+        obj = e.obj
+        new_action = obj.animation_data.action if obj.animation_data else None  # type: ignore[attr-defined]
+        if obj.animation_data:  # type: ignore[attr-defined]
+            obj.animation_data.action = e.action or None  # type: ignore[attr-defined]
+            if not e.had_anim:
+                obj.animation_data_clear()  # type: ignore[attr-defined]
+        if new_action is not None and new_action != e.action:
+            bpy.data.actions.remove(new_action)
+        e.parenting.restore()
+        obj.rotation_mode = e.rotation_mode  # type: ignore[attr-defined]
+        for name, value in zip(_CHANNELS, e.channels, strict=True):
+            setattr(obj, name, value)
+        helper_action = e.helper.animation_data.action if e.helper.animation_data else None  # type: ignore[attr-defined]
+        bpy.data.objects.remove(e.helper)
+        if helper_action is not None:
+            bpy.data.actions.remove(helper_action)
+    if edits:
+        bpy.context.view_layer.update()
+
+
+def export_fbx(filepath: str, frame_range: FrameRange | None) -> None:
+    """Blender's FBX exporter; with ``frame_range`` the scene's timeline baked at every
+    frame of it (no simplification), else the current frame's pose. The scene's range
+    and frame are restored."""
+    scene = bpy.context.scene
+    saved = (scene.frame_start, scene.frame_end, scene.frame_current, scene.frame_subframe)
+    try:
+        if frame_range is not None:
+            scene.frame_start, scene.frame_end = frame_range.start, frame_range.end
+        run_exporter(
+            "FBX",
+            bpy.ops.export_scene.fbx,
+            filepath=filepath,
+            bake_anim=frame_range is not None,
+            bake_anim_step=float(frame_range.step if frame_range else 1),
+            bake_anim_simplify_factor=0.0,
+            bake_anim_use_all_actions=False,
+            bake_anim_use_nla_strips=False,
+            bake_anim_force_startend_keying=True,
+            add_leaf_bones=False,
+        )
+    finally:
+        scene.frame_start, scene.frame_end = saved[0], saved[1]
+        scene.frame_set(saved[2], subframe=saved[3])
+
+
+def write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thresholds = DEFAULT) -> FbxResult:
+    """Export ``scene`` to the .fbx ``out`` through the export-ready copy (see the
+    module docstring) and read it back. Written whole or not at all."""
+    check_writable(out)
+    if scene != bpy.context.scene:
+        raise ExportError(f"scene '{scene.name}' is not the current scene: Blender's exporter writes the current one")
+    seconds: dict[str, float] = {}
+    t0 = time.perf_counter()
+    frames = frame_range.frames() if frame_range else [scene.frame_current]
+    if scene.frame_current not in frames:
+        frames_read = sorted({*frames, scene.frame_current})
+    else:
+        frames_read = frames
+    series = read_frames(scene, frames_read)
+    keep = [frames_read.index(f) for f in frames]
+    world = series.world
+    parents = series.parents
+    has = parents >= 0
+    parent_world = np.where(has[None, :, None, None], world[:, np.maximum(parents, 0)], np.eye(4))
+    inverse, _singular = core.affine_inverse(parent_world)
+    local = (inverse @ world)[keep]
+    needs = needs_split(local, parent_world[keep], thresholds)
+    skinned, _listed = engine_ignored(scene)
+    split: list[int] = []
+    not_corrected: list[tuple[str, str]] = []
+    for i in np.flatnonzero(needs):
+        obj_name, bone = series.keys[i]
+        label = node_label(obj_name, bone)
+        obj = bpy.data.objects.get(obj_name)
+        if bone:
+            not_corrected.append((label, "a bone: FBX joints cannot get helper nodes"))
+        elif obj_name in skinned or (
+            obj is not None and obj.parent_type in DEFORMING_PARENTS and obj.type in DEFORMABLE
+        ):
+            continue  # its node matrix does not place its vertices
+        elif obj is None or obj.constraints or obj.library is not None:
+            not_corrected.append((label, "constraints or linked data: left as it is"))
+        else:
+            split.append(int(i))
+    outer, inner = continuous_split(local[:, split])
+    seconds["prepare"] = time.perf_counter() - t0
+
+    def write(tmp: str) -> None:
+        t1 = time.perf_counter()
+        edits = _apply(scene, series, frames, split, outer, inner) if split else []
+        try:
+            t2 = time.perf_counter()
+            export_fbx(tmp, frame_range)
+            seconds["blender_export"] = time.perf_counter() - t2
+        finally:
+            _undo(edits)
+        seconds["edits"] = time.perf_counter() - t1 - seconds["blender_export"]
+
+    write_with(out, write)
+    t3 = time.perf_counter()
+    skip = {i for i, (obj, bone) in enumerate(series.keys) if not bone and obj in skinned}
+    fps = series.fps
+    error = fbx_error(out, series.keys, world[keep], np.asarray(frames, dtype=np.float64) / fps, skip)
+    seconds["check"] = time.perf_counter() - t3
+    labels = [node_label(*series.keys[i]) for i in split]
+    return FbxResult(error, frames, labels, not_corrected, seconds)

@@ -1,0 +1,148 @@
+"""Animated glTF export exact at every frame: Blender's own glTF exporter (the scene's
+timeline as one sampled animation over the asked frames), then helper nodes animated
+with the continuous exact split above every node whose local matrix holds shear at some
+frame, then the file read back as an engine composes it and compared with Blender at
+every frame (and, as a measure, at the half frames between them).
+
+The user's scene is not edited: no helper empties are inserted (the helpers live in the
+file only), and the scene's frame range and current frame are put back afterwards.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+import bpy
+import numpy as np
+
+from ...model.errors import ExportError
+from ...model.exports.animated_gltf import FrameError, animated_error
+from ...model.exports.gltf_file import Gltf
+from ...model.frames import FrameRange
+from ...model.outputs import check_writable, write_with
+from ...model.thresholds import DEFAULT, Thresholds
+from ..blender_output import run_exporter
+from ..frames import read_frames
+from ..gltf_export import export_gltf, gltf_conversion
+from .gltf_hook import HookSettings, engine_ignored, keep_shear_in_file
+
+
+def export_gltf_frames(filepath: str, frame_range: FrameRange, *, y_up: bool = True) -> None:
+    """Blender's glTF exporter with the scene's timeline sampled at ``frame_range``
+    (one animation, keys at ``frame / fps`` seconds, objects' rest transforms at the
+    current frame). The scene's range and frame are restored."""
+    scene = bpy.context.scene
+    saved = (scene.frame_start, scene.frame_end, scene.frame_current, scene.frame_subframe)
+    try:
+        scene.frame_start, scene.frame_end = frame_range.start, frame_range.end
+        run_exporter(
+            "glTF",
+            bpy.ops.export_scene.gltf,
+            filepath=filepath,
+            export_format="GLB",
+            export_yup=y_up,
+            export_animations=True,
+            export_animation_mode="SCENE",
+            export_anim_scene_split_object=False,
+            export_force_sampling=True,
+            export_frame_step=frame_range.step,
+            export_frame_range=False,
+            export_anim_slide_to_zero=False,
+            export_current_frame=True,
+            export_rest_position_armature=False,
+            export_apply=False,
+        )
+    finally:
+        scene.frame_start, scene.frame_end = saved[0], saved[1]
+        scene.frame_set(saved[2], subframe=saved[3])
+
+
+class _Subframes:
+    """A scene seen through :class:`.frames.FrameReader` with frame numbers that are
+    indices into ``times`` (fractional frames): ``frame_set(k)`` goes to ``times[k]``.
+    The reader's restore goes back to the real frame it started on."""
+
+    def __init__(self, scene, times):
+        self._scene = scene
+        self._times = [float(t) for t in times]
+        self._start = (scene.frame_current, scene.frame_subframe)
+        self.frame_current, self.frame_subframe = -1, 0.0
+
+    def frame_set(self, k, subframe=0.0):
+        if k < 0:
+            self._scene.frame_set(self._start[0], subframe=self._start[1])
+            return
+        t = self._times[k]
+        self._scene.frame_set(int(np.floor(t)), subframe=float(t - np.floor(t)))
+
+    def __getattr__(self, name):
+        return getattr(self._scene, name)
+
+
+def read_subframes(scene, times) -> np.ndarray:
+    """Blender's world matrices at fractional frames ``times (M,)``: ``(M, N, 4, 4)``
+    (the nodes of :func:`.frames.read_frames`). The scene ends on its frame."""
+    return read_frames(_Subframes(scene, times), list(range(len(times))), objects=scene.objects).world
+
+
+class AnimatedResult(NamedTuple):
+    error: FrameError  #: the file against Blender at every exported frame
+    frames: list  #: the exported frames
+    helpers: list  #: labels of the nodes that got a helper (animated when the file is)
+    half_frame: FrameError | None  #: the same comparison at the half frames (engine interpolation)
+    not_checked: list  #: (name, why): nodes checked through their joints or not corrected
+    seconds: dict  #: blender_export, correct (frames read, helpers, check), half_frames
+
+
+def write_gltf_frames(
+    scene,
+    out: str,
+    frame_range: FrameRange | None,
+    *,
+    y_up: bool = True,
+    thresholds: Thresholds = DEFAULT,
+    half_frames: bool = True,
+) -> AnimatedResult:
+    """Export ``scene`` to the .glb ``out``, exact at every frame of ``frame_range``
+    (None: a static file of the current frame), and check it. The one implementation
+    behind the command line, the panel's button and the export dialog's option
+    (:func:`.gltf_hook.keep_shear_in_file` corrects and checks the file Blender's
+    exporter wrote). The file is written whole or not at all; the scene is unchanged."""
+    check_writable(out)
+    if scene != bpy.context.scene:
+        raise ExportError(f"scene '{scene.name}' is not the current scene: Blender's exporter writes the current one")
+    seconds: dict[str, float] = {}
+    _skinned, not_checked = engine_ignored(scene)
+    result: dict = {}
+
+    def write(tmp: str) -> None:
+        t0 = time.perf_counter()
+        if frame_range is None:
+            export_gltf(tmp, y_up=y_up)
+        else:
+            export_gltf_frames(tmp, frame_range, y_up=y_up)
+        t1 = time.perf_counter()
+        settings = HookSettings(tmp, y_up, frame_range is not None, "SCENE", False, False)
+        wanted = frame_range.frames() if frame_range is not None else [scene.frame_current]
+        done = keep_shear_in_file(scene, settings, thresholds, wanted)
+        if not done.corrected or done.error is None:
+            raise ExportError(f"{out!r} could not be corrected: {done.why}")
+        seconds.update(blender_export=t1 - t0, correct=time.perf_counter() - t1)
+        result["done"] = done
+
+    write_with(out, write)
+    done = result["done"]
+    frames = done.frames
+    skinned = sorted({done.keys[i][0] for i in done.skip if not done.keys[i][1]})
+    not_checked += [(name, "deformed by an armature: checked through its joints") for name in skinned]
+    half = None
+    if half_frames and len(frames) > 1:
+        t0 = time.perf_counter()
+        fps = scene.render.fps / scene.render.fps_base
+        mids = (np.asarray(frames[:-1], dtype=np.float64) + np.asarray(frames[1:])) / 2.0
+        world = read_subframes(scene, mids)
+        conversion = gltf_conversion(y_up)
+        half = animated_error(Gltf.load(out), done.keys, world, mids / fps, conversion, done.skip)
+        seconds["half_frames"] = time.perf_counter() - t0
+    return AnimatedResult(done.error, frames, done.helpers, half, not_checked, seconds)

@@ -1,0 +1,149 @@
+""" "Keep shear exactly" for a file Blender's glTF exporter has just written with the
+user's own settings (File > Export > glTF 2.0): the same animated helpers and read-back
+check as ``export --target gltf`` (:mod:`..model.exports.animated_gltf`), applied to
+whatever the dialog exported.
+
+What the file holds decides what is compared: a file without animation is the pose
+the exporter evaluated (the current frame, or frame 0 when "Use Current Frame" is off:
+the exporter is still on that frame when this runs); an animated file is compared at
+every key time of its channels (``frame = time * fps``). Nodes the user's settings left
+out (selected only, deform bones only) are simply not in the file. Joints exported in
+their rest position ("Use Rest Position Armature") are not compared. Animation modes
+that evaluate actions one by one (Actions, NLA Tracks with several animations) are not
+the scene's timeline: such files are left as Blender wrote them, and the result says so.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import numpy as np
+
+from ...model.errors import ExportError
+from ...model.exports.animated_gltf import CHECK_TOLERANCE, FrameError, add_animated_helpers, animated_error
+from ...model.exports.gltf_animation import key_times
+from ...model.exports.gltf_file import Gltf
+from ...model.thresholds import DEFAULT, Thresholds
+from ..frames import read_frames
+from ..gltf_export import gltf_conversion
+
+
+def engine_ignored(scene) -> tuple[set[str], list[tuple[str, str]]]:
+    """Objects whose node matrix engines ignore (meshes deformed by an armature: their
+    vertices follow the joints), and collection instances the check cannot map, as
+    ``(names, [(name, why)])``."""
+    skinned = set()
+    listed = []
+    for obj in scene.objects:
+        deformed = obj.parent_type == "ARMATURE" and obj.parent is not None
+        deformed |= any(m.type == "ARMATURE" and m.object is not None for m in getattr(obj, "modifiers", ()))
+        if deformed:
+            skinned.add(obj.name)
+        if obj.instance_type == "COLLECTION" and obj.instance_collection is not None:
+            listed.append((obj.name, "collection instance: its instanced objects are not corrected"))
+    return skinned, listed
+
+
+class HookSettings(NamedTuple):
+    """The exporter's settings that matter here (from its ``export_settings``)."""
+
+    filepath: str
+    y_up: bool = True
+    animations: bool = False
+    animation_mode: str = "ACTIONS"
+    slide_to_zero: bool = False
+    rest_position_armature: bool = True
+
+    @classmethod
+    def from_exporter(cls, settings: dict) -> HookSettings:
+        return cls(
+            filepath=settings["gltf_filepath"],
+            y_up=bool(settings.get("gltf_yup", True)),
+            animations=bool(settings.get("gltf_animations", False)),
+            animation_mode=str(settings.get("gltf_animation_mode", "ACTIONS")),
+            slide_to_zero=bool(settings.get("gltf_anim_slide_to_zero", False)),
+            rest_position_armature=bool(settings.get("gltf_rest_position_armature", True)),
+        )
+
+
+class HookResult(NamedTuple):
+    corrected: bool  #: False: the file was left as Blender wrote it (``why`` says why)
+    why: str
+    helpers: list  #: labels of the nodes given a helper
+    error: FrameError | None  #: the file read back against Blender at every key
+    frames: list
+    keys: list = []  #: the scene's nodes as read (``(object, bone)``)
+    skip: frozenset = frozenset()  #: scene node indices not compared as nodes
+
+    def message(self) -> str:
+        if not self.corrected:
+            return f"Keep shear exactly: file left as Blender wrote it ({self.why})"
+        err = self.error
+        assert err is not None
+        verdict = "exact" if err.relative <= CHECK_TOLERANCE else "NOT exact"
+        return (
+            f"Keep shear exactly: {len(self.helpers)} helper node(s); read back at {len(self.frames)} frame(s), "
+            f"relative error {err.relative:.2e} ({verdict}, tolerance {CHECK_TOLERANCE:g})"
+        )
+
+
+def keep_shear_in_file(
+    scene, settings: HookSettings, thresholds: Thresholds = DEFAULT, wanted: list[int] | None = None
+) -> HookResult:
+    """Add the animated helpers to the .glb the exporter wrote and check it (in place:
+    the exporter's own output file, rewritten whole through a temporary file).
+    ``wanted``: the frames the file must match (default: what the file holds, see the
+    module docstring)."""
+    path = settings.filepath
+    if not path.lower().endswith(".glb"):
+        return HookResult(False, "only the glTF Binary (.glb) format is corrected", [], None, [])
+    gltf = Gltf.load(path)
+    fps = scene.render.fps / scene.render.fps_base
+    times = key_times(gltf)
+    frames: np.ndarray
+    if wanted is not None:
+        frames = np.asarray(wanted, dtype=np.int64)
+        times = frames / fps
+    elif settings.animations and len(times):
+        several = len(gltf.doc.get("animations", [])) > 1
+        if settings.animation_mode != "SCENE" and several:
+            return HookResult(
+                False,
+                f"animation mode {settings.animation_mode} exports actions one by one, not the timeline",
+                [],
+                None,
+                [],
+            )
+        if settings.slide_to_zero:
+            return HookResult(
+                False, "'Set all glTF Animation starting at 0' moves the keys off the timeline", [], None, []
+            )
+        frames_f = times * fps
+        frames = np.round(frames_f).astype(np.int64)
+        if np.abs(frames_f - frames).max() > 1e-3:
+            return HookResult(False, "keys between frames", [], None, [])
+    else:
+        frames = np.array([scene.frame_current], dtype=np.int64)
+        times = frames / fps
+    series = read_frames(scene, [int(f) for f in frames])
+    conversion = gltf_conversion(settings.y_up)
+    skinned, _listed = engine_ignored(scene)
+    skip = {i for i, (obj, bone) in enumerate(series.keys) if not bone and obj in skinned}
+    if settings.rest_position_armature and not settings.animations:
+        skip |= {i for i, (_obj, bone) in enumerate(series.keys) if bone}
+    try:
+        helpers = add_animated_helpers(
+            gltf, series.keys, series.world, times, conversion, skip=skip, thresholds=thresholds
+        )
+    except ExportError as exc:
+        return HookResult(False, str(exc), [], None, [])
+    tmp = path + ".partial.glb"
+    try:
+        gltf.save(tmp)
+        error = animated_error(Gltf.load(tmp), series.keys, series.world, times, conversion, skip)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return HookResult(True, "", helpers, error, [int(f) for f in frames], series.keys, frozenset(skip))

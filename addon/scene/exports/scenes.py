@@ -1,0 +1,143 @@
+"""Scenes whose local matrices hold animated shear, for the export tests and benchmark.
+
+- :func:`sheared_objects`: a parent rotated and with animated non-uniform scale; a
+  child parented to it "keep transform" at a stretched frame (its parent inverse holds
+  shear) and rotating; a grandchild box under the child.
+- :func:`inherit_scale_rig`: an armature whose root bone animates non-uniform scale and
+  rotation, with a rotated child bone in every Inherit Scale mode, and a mesh skinned to
+  the bones.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import bpy
+from mathutils import Matrix
+
+from ..timeline.animated import _linear
+
+INHERIT_SCALE_MODES = ("FULL", "FIX_SHEAR", "ALIGNED", "AVERAGE", "NONE", "NONE_LEGACY")
+
+
+def _box(name: str, size: float = 0.5):
+    mesh = bpy.data.meshes.new(name)
+    s = size
+    verts = [(x, y, z) for x in (-s, s) for y in (-s, s) for z in (-s, s)]
+    faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    mesh.from_pydata(verts, [], faces)
+    return mesh
+
+
+def sheared_objects(scene, start: int = 1, end: int = 25):
+    """``Stretch`` (an empty: rotated 30 deg about Y, X scale animated 1 -> 2.5 -> 0.8),
+    ``Skewed`` (a box parented to it with the parent inverse of the stretched frame,
+    so its local matrix is sheared at every frame; rotating about Z) and ``Tip`` (a box
+    under ``Skewed``, offset). Linear keys; the scene range is ``start .. end``."""
+    parent = bpy.data.objects.new("Stretch", None)
+    child = bpy.data.objects.new("Skewed", _box("Skewed box"))
+    tip = bpy.data.objects.new("Tip", _box("Tip box", 0.2))
+    for obj in (parent, child, tip):
+        scene.collection.objects.link(obj)
+    parent.rotation_euler = (0.0, math.radians(30.0), 0.0)
+    parent.scale = (2.0, 1.0, 0.5)
+    bpy.context.view_layer.update()
+    child.parent = parent
+    child.matrix_parent_inverse = parent.matrix_world.inverted()
+    child.location = (1.0, 0.5, 0.0)
+    tip.parent = child
+    tip.location = (0.0, 1.5, 0.3)
+    mid = (start + end) // 2
+    for frame, sx, angle in ((start, 1.0, 0.0), (mid, 2.5, 50.0), (end, 0.8, 120.0)):
+        parent.scale = (sx, 1.0, 0.5)
+        parent.keyframe_insert("scale", frame=frame)
+        child.rotation_euler = (0.0, 0.0, math.radians(angle))
+        child.keyframe_insert("rotation_euler", frame=frame)
+    _linear(parent)
+    _linear(child)
+    scene.frame_start, scene.frame_end = start, end
+    return parent, child, tip
+
+
+def inherit_scale_rig(scene, start: int = 1, end: int = 25):
+    """``Rig``: bone ``Root`` (scale animated (1,1,1) -> (2, 0.6, 1.3) -> (0.7, 1.4, 1),
+    rotating about X) with one child bone per Inherit Scale mode (``Child FULL`` ...),
+    each rotated 35 deg about Z in its rest pose and animated about X; ``Skin``, a box
+    per child bone deformed by the armature (vertex groups, Armature modifier).
+    Linear keys; the scene range is ``start .. end``. Returns the armature object."""
+    arm = bpy.data.armatures.new("Rig")
+    rig = bpy.data.objects.new("Rig", arm)
+    scene.collection.objects.link(rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    root = arm.edit_bones.new("Root")
+    root.head, root.tail = (0, 0, 0), (0, 0, 1)
+    for k, mode in enumerate(INHERIT_SCALE_MODES):
+        b = arm.edit_bones.new(f"Child {mode}")
+        b.parent = root
+        b.head = (0.4 * (k - 2.5), 0.0, 1.0)
+        b.tail = b.head[0], 0.0, 2.0
+        b.matrix = b.matrix @ Matrix.Rotation(math.radians(35.0), 4, "Z")
+        setattr(b, "inherit_scale", mode)  # noqa: B010 (a str, the stubs want a Literal)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    mesh = bpy.data.meshes.new("Skin")
+    verts: list[tuple[float, float, float]] = []
+    faces: list[tuple[int, ...]] = []
+    for k in range(len(INHERIT_SCALE_MODES)):
+        x0 = 0.4 * (k - 2.5)
+        base = len(verts)
+        verts += [(x0 + x, y, z) for x in (-0.1, 0.1) for y in (-0.1, 0.1) for z in (1.2, 1.8)]
+        faces += [tuple(base + i for i in f) for f in ((0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6))]
+    mesh.from_pydata(verts, [], faces)
+    skin = bpy.data.objects.new("Skin", mesh)
+    scene.collection.objects.link(skin)
+    skin.parent = rig
+    for k, mode in enumerate(INHERIT_SCALE_MODES):
+        group = skin.vertex_groups.new(name=f"Child {mode}")
+        group.add(list(range(8 * k, 8 * k + 8)), 1.0, "REPLACE")
+    modifier: Any = skin.modifiers.new("Armature", "ARMATURE")  # an ArmatureModifier
+    modifier.object = rig
+    mid = (start + end) // 2
+    pose_root = rig.pose.bones["Root"]
+    for frame, scale, angle in ((start, (1, 1, 1), 0.0), (mid, (2.0, 0.6, 1.3), 25.0), (end, (0.7, 1.4, 1.0), -20.0)):
+        pose_root.scale = scale
+        pose_root.keyframe_insert("scale", frame=frame)
+        pose_root.rotation_mode = "XYZ"
+        pose_root.rotation_euler = (math.radians(angle), 0.0, 0.0)
+        pose_root.keyframe_insert("rotation_euler", frame=frame)
+        for mode in INHERIT_SCALE_MODES:
+            bone = rig.pose.bones[f"Child {mode}"]
+            bone.rotation_mode = "XYZ"
+            bone.rotation_euler = (math.radians(-angle), 0.0, 0.0)
+            bone.keyframe_insert("rotation_euler", frame=frame)
+    _linear(rig)
+    scene.frame_start, scene.frame_end = start, end
+    return rig
+
+
+def skin_boxes(scene, rig, prefix: str = "DEF-", size: float = 0.03):
+    """``Body``: a small box at the head of every deform bone of ``rig`` (names starting
+    with ``prefix``), each fully weighted to its bone (vertex groups, Armature
+    modifier). Returns the mesh object."""
+    bones = [b for b in rig.data.bones if b.name.startswith(prefix) and b.use_deform]
+    verts: list[tuple[float, float, float]] = []
+    faces: list[tuple[int, ...]] = []
+    world = rig.matrix_world
+    for b in bones:
+        head = world @ b.head_local
+        base = len(verts)
+        verts += [
+            (head.x + x, head.y + y, head.z + z) for x in (-size, size) for y in (-size, size) for z in (-size, size)
+        ]
+        faces += [tuple(base + i for i in f) for f in ((0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6))]
+    mesh = bpy.data.meshes.new("Body")
+    mesh.from_pydata(verts, [], faces)
+    body = bpy.data.objects.new("Body", mesh)
+    scene.collection.objects.link(body)
+    body.parent = rig
+    for k, b in enumerate(bones):
+        body.vertex_groups.new(name=b.name).add(list(range(8 * k, 8 * k + 8)), 1.0, "REPLACE")
+    modifier: Any = body.modifiers.new("Armature", "ARMATURE")  # an ArmatureModifier
+    modifier.object = rig
+    return body

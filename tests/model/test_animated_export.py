@@ -1,0 +1,159 @@
+"""Animated exports, Blender-free: the continuous exact split, the glTF sampler against
+SciPy's independent interpolators, and per-frame accumulated TRS against the
+single-frame export."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hierarchy_inspector import core
+from hierarchy_inspector.addon.model.exports.accumulated import accumulated_locals
+from hierarchy_inspector.addon.model.exports.accumulated_frames import (
+    accumulated_frame_locals,
+    accumulated_frames_csv,
+    accumulated_frames_document,
+)
+from hierarchy_inspector.addon.model.exports.animated_split import (
+    continuous_quaternions,
+    continuous_split,
+    trs_error,
+)
+from hierarchy_inspector.addon.model.exports.gltf_animation import Track
+from hierarchy_inspector.addon.model.inspection import inspect
+from hierarchy_inspector.addon.model.nodes import Nodes
+from hierarchy_inspector.addon.model.timeline import FrameSeries
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.interpolate import CubicHermiteSpline
+from scipy.spatial.transform import Rotation, Slerp
+
+
+def _stretch_path(t_count: int, seed: int = 0) -> np.ndarray:
+    """Local matrices ``(T, 3, 4, 4)`` moving smoothly: a rotation times a scale that is
+    uniform at the first frame and at mid-range (repeated singular values), times a
+    rotation; plus two nodes with crossing singular values and a reflection."""
+    rng = np.random.default_rng(seed)
+    s = np.linspace(0.0, 1.0, t_count)
+    axes = rng.normal(size=(3, 3))
+    out = np.zeros((t_count, 3, 4, 4))
+    for n in range(3):
+        r1 = Rotation.from_rotvec(np.outer(2.0 * s + n, axes[n])).as_matrix()
+        r2 = Rotation.from_rotvec(np.outer(-1.5 * s, axes[(n + 1) % 3])).as_matrix()
+        if n == 0:  # uniform at s=0 and s=0.5
+            scale = np.stack([1 + 0.8 * np.sin(2 * np.pi * s), np.ones_like(s), 1 - 0.3 * np.sin(2 * np.pi * s)], -1)
+        elif n == 1:  # the first two singular values cross
+            scale = np.stack([1 + s, 2 - s, 0.5 + 0 * s], -1)
+        else:  # a mirrored node
+            scale = np.stack([1 + s, -np.ones_like(s), 0.7 + 0 * s], -1)
+        out[:, n, :3, :3] = r1 @ (scale[:, :, None] * r2)
+        out[:, n, :3, 3] = np.outer(s, rng.normal(size=3))
+        out[:, n, 3, 3] = 1.0
+    return out
+
+
+def _max_step_deg(q: np.ndarray) -> float:
+    dots = np.abs(np.einsum("t...i,t...i->t...", q[1:], q[:-1]))
+    return float(np.degrees(2 * np.arccos(np.clip(dots, -1, 1))).max())
+
+
+@pytest.mark.parametrize("t_count", [2, 61, 241])
+def test_continuous_split_is_exact_and_continuous(t_count):
+    local = _stretch_path(t_count)
+    outer, inner = continuous_split(local)
+    product = outer.to_matrix() @ inner.to_matrix()
+    assert np.abs(product - local).max() < 1e-9  # exact where singular values differ, REPEATED elsewhere
+    assert np.allclose(inner.translation, 0.0) and np.allclose(inner.scale, 1.0)
+    for q in (outer.rotation, inner.rotation):  # one hemisphere: consecutive keys on the short arc
+        assert (np.einsum("t...i,t...i->t...", q[1:], q[:-1]) >= 0).all()
+    if t_count > 2:
+        # The motion between frames is a few degrees; a jump in the SVD's axis order or
+        # signs, or a free rotation inside a repeated value, would be tens of degrees.
+        motion = 2.5 * 180 / np.pi / (t_count - 1) * 3
+        assert _max_step_deg(outer.rotation) < motion
+        assert _max_step_deg(inner.rotation) < motion
+        # Scales follow the path: no sudden reordering.
+        assert np.abs(np.diff(outer.scale, axis=0)).max() < 0.1
+
+
+def test_per_frame_svd_without_alignment_would_jump():
+    """The reason for the alignment: core.split_to_trs frame by frame jumps somewhere."""
+    local = _stretch_path(61)
+    per_frame = [core.split_to_trs(local[t]) for t in range(61)]
+    q = continuous_quaternions(np.stack([o.rotation for o, _i in per_frame]))
+    assert _max_step_deg(q) > 20.0
+    outer, _inner = continuous_split(local)
+    assert _max_step_deg(outer.rotation) < 10.0
+
+
+def test_trs_error_flags_only_sheared_nodes():
+    local = _stretch_path(5)
+    clean = core.TRS([[1, 2, 3]] * 5, Rotation.random(5, random_state=1).as_quat()[:, [3, 0, 1, 2]], [[1, 2, 3]] * 5)
+    both = np.concatenate([local, clean.to_matrix()[:, None]], axis=1)
+    err = trs_error(both)
+    assert (err[:3] > 1e-2).all() and err[3] < 1e-12
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(2, 12))
+def test_linear_and_step_tracks_match_scipy(seed, k):
+    rng = np.random.default_rng(seed)
+    times = np.sort(rng.uniform(0, 5, k)) + np.arange(k) * 1e-3
+    t = np.concatenate([rng.uniform(times[0] - 1, times[-1] + 1, 40), times])
+    values = rng.normal(size=(k, 3))
+    got = Track(times, values, "LINEAR", "translation").sample(t)
+    want = np.stack([np.interp(t, times, values[:, c]) for c in range(3)], -1)
+    assert np.allclose(got, want, atol=1e-12)
+    step = Track(times, values, "STEP", "scale").sample(t)
+    idx = np.clip(np.searchsorted(times, t, side="right") - 1, 0, k - 1)
+    assert np.allclose(step, values[idx])
+    quats = Rotation.random(k, random_state=seed % 1000).as_quat()  # x, y, z, w as glTF stores them
+    got_q = Track(times, quats, "LINEAR", "rotation").sample(t)
+    inside = (t >= times[0]) & (t <= times[-1])
+    want_q = Slerp(times, Rotation.from_quat(quats))(t[inside]).as_quat()[:, [3, 0, 1, 2]]
+    dots = np.abs(np.einsum("mi,mi->m", got_q[inside], want_q))
+    assert np.allclose(dots, 1.0, atol=1e-9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(2, 10))
+def test_cubicspline_track_matches_scipy_hermite(seed, k):
+    rng = np.random.default_rng(seed)
+    times = np.cumsum(rng.uniform(0.1, 1.0, k))
+    values = rng.normal(size=(k, 3))
+    in_tan, out_tan = rng.normal(size=(k, 3)), rng.normal(size=(k, 3))
+    stored = np.stack([in_tan, values, out_tan], axis=1).reshape(-1, 3)
+    t = rng.uniform(times[0], times[-1], 50)
+    got = Track(times, stored, "CUBICSPLINE", "translation").sample(t)
+    i = np.clip(np.searchsorted(times, t, side="right") - 1, 0, k - 2)
+    want = np.empty_like(got)
+    for m, (ti, seg) in enumerate(zip(t, i, strict=True)):  # one Hermite piece per segment, as glTF defines
+        piece = CubicHermiteSpline(times[seg : seg + 2], values[seg : seg + 2], [out_tan[seg], in_tan[seg + 1]])
+        want[m] = piece(ti)
+    assert np.allclose(got, want, atol=1e-10)
+
+
+def _series(t_count: int = 7) -> FrameSeries:
+    local = _stretch_path(t_count)
+    parents = np.array([-1, 0, 1])
+    tiled = core.Hierarchy(parents).tile(t_count)
+    world = tiled.world_matrices(local.reshape(-1, 4, 4)).reshape(t_count, 3, 4, 4)
+    box = np.broadcast_to([1.0, 1.0, 1.0], (t_count, 3, 3))
+    keys = [("A", ""), ("B", ""), ("C", "")]
+    return FrameSeries(np.arange(1, t_count + 1), keys, parents, world, -box, box.copy(), 24.0)
+
+
+def test_accumulated_frames_equal_the_single_frame_export_at_every_frame():
+    series = _series()
+    local, residual = accumulated_frame_locals(series)
+    for t in range(len(series)):
+        nodes = Nodes(series.keys, series.parents, series.world[t], series.box_min[t], series.box_max[t])
+        one, dev = accumulated_locals(inspect(nodes))
+        assert np.allclose(local.translation[t], one.translation, atol=1e-9)
+        assert np.allclose(np.abs(np.einsum("ni,ni->n", local.rotation[t], one.rotation)), 1.0, atol=1e-9)
+        assert np.allclose(local.scale[t], one.scale, atol=1e-9)
+        assert np.allclose(residual[t], dev.max_corner, atol=1e-9)
+    assert (np.einsum("tni,tni->tn", local.rotation[1:], local.rotation[:-1]) >= 0).all()
+    doc = accumulated_frames_document(series)
+    assert doc["frames"] == list(range(1, 8)) and len(doc["nodes"][0]["translation"]) == 7
+    rows = accumulated_frames_csv(doc).splitlines()
+    assert rows[0].startswith("frame,name") and len(rows) == 1 + 7 * 3
