@@ -15,11 +15,13 @@ of :func:`~..model.timeline.analyse_frames`, the frame-range dynamics and export
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
 from ..model.errors import SceneDataError
+from ..model.frames import FrameRange
 from ..model.timeline import FrameSeries
 from .reading import _collection_of, _pose_bones, _Sequence, read_nodes
 
@@ -181,3 +183,18 @@ def read_frames(
     finally:
         reader.restore()
     return reader.series()
+
+
+@contextlib.contextmanager
+def timeline_range(scene, frame_range: FrameRange | None) -> Iterator[None]:
+    """The scene's start and end set to ``frame_range`` for the block (None: left as they
+    are), as Blender's exporters read them; afterwards the range, the frame and the
+    subframe are what they were, also when the block raises."""
+    saved = (scene.frame_start, scene.frame_end, scene.frame_current, scene.frame_subframe)
+    try:
+        if frame_range is not None:
+            scene.frame_start, scene.frame_end = frame_range.start, frame_range.end
+        yield
+    finally:
+        scene.frame_start, scene.frame_end = saved[0], saved[1]
+        scene.frame_set(saved[2], subframe=saved[3])

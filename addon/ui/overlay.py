@@ -1,11 +1,13 @@
 """The viewport overlay's draw handler: uploads the geometry built by
 :func:`..model.overlay_geometry.overlay_lines` for the active chain or the last scan's
 flagged nodes. Added by ``register()`` only when Blender has a GPU context (never in
-background mode).
+background mode). :class:`DrawHandler` and :func:`draw_lines` serve the motion arrows
+(:mod:`.overlay_arrows`) too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import bpy
@@ -16,6 +18,53 @@ from gpu_extras.batch import batch_for_shader
 from ..model.inspection import Inspection
 from ..model.overlay_geometry import overlay_indices, overlay_lines
 from ..scene import live, settings
+
+
+def draw_lines(coords: np.ndarray, colours: np.ndarray, line_width: float) -> None:
+    """Line endpoints ``(M, 3)`` and per-endpoint colours ``(M, 4)`` (float32), drawn
+    over the scene (no depth test) with smooth, ``line_width``-pixel lines."""
+    if not len(coords):
+        return
+    shader: Any = gpu.shader.from_builtin("POLYLINE_SMOOTH_COLOR")
+    batch = batch_for_shader(shader, "LINES", {"pos": coords, "color": colours})
+    gpu.state.blend_set("ALPHA")
+    gpu.state.depth_test_set("NONE")
+    viewport: Any = gpu.state.viewport_get()
+    shader.uniform_float("viewportSize", viewport[2:])
+    shader.uniform_float("lineWidth", line_width)
+    batch.draw(shader)
+    gpu.state.blend_set("NONE")
+
+
+class DrawHandler:
+    """One POST_VIEW draw callback of the 3D viewport. ``draw()`` never raises: an
+    error is printed once per distinct message (``reported`` keeps them)."""
+
+    def __init__(self, draw: Callable[[], None], what: str) -> None:
+        self._draw, self.what = draw, what
+        self._handle: list = []
+        self.reported: set[str] = set()
+
+    def draw(self) -> None:
+        try:
+            self._draw()
+        except Exception as exc:  # a draw callback must not spam the console every frame
+            message = f"{type(exc).__name__}: {exc}"
+            if message not in self.reported:
+                self.reported.add(message)
+                print(f"Hierarchy Inspector {self.what}: {message}")
+
+    def add(self) -> None:
+        if bpy.app.background or self._handle:
+            return
+        self._handle.append(bpy.types.SpaceView3D.draw_handler_add(self.draw, (), "WINDOW", "POST_VIEW"))
+
+    def remove(self) -> None:
+        while self._handle:
+            bpy.types.SpaceView3D.draw_handler_remove(self._handle.pop(), "WINDOW")
+
+    def active(self) -> bool:
+        return bool(self._handle)
 
 
 def overlay_nodes(context) -> tuple[Inspection, np.ndarray] | None:
@@ -34,52 +83,20 @@ def overlay_nodes(context) -> tuple[Inspection, np.ndarray] | None:
     return None if view is None else (view.inspection, overlay_indices(view.inspection, view.chain))
 
 
-_reported: set[str] = set()
-
-
-def draw_overlay() -> None:
-    """POST_VIEW draw callback (never raises: an error is printed once)."""
+def _draw_overlay() -> None:
     context = bpy.context
     scene_settings = getattr(context.scene, "hierarchy_inspector", None)
     if scene_settings is None or not scene_settings.overlay:
         return
-    try:
-        shown = overlay_nodes(context)
-        if shown is None:
-            return
-        style = settings.overlay_style(context)
-        coords, colours = overlay_lines(*shown, style, axes=scene_settings.show_accumulated_axes)
-        if not len(coords):
-            return
-        shader: Any = gpu.shader.from_builtin("POLYLINE_SMOOTH_COLOR")
-        batch = batch_for_shader(shader, "LINES", {"pos": coords, "color": colours})
-        gpu.state.blend_set("ALPHA")
-        gpu.state.depth_test_set("NONE")
-        viewport: Any = gpu.state.viewport_get()
-        shader.uniform_float("viewportSize", viewport[2:])
-        shader.uniform_float("lineWidth", style.line_width)
-        batch.draw(shader)
-        gpu.state.blend_set("NONE")
-    except Exception as exc:  # a draw callback must not spam the console every frame
-        message = f"{type(exc).__name__}: {exc}"
-        if message not in _reported:
-            _reported.add(message)
-            print(f"Hierarchy Inspector overlay: {message}")
-
-
-_handle: list = []
-
-
-def add_draw_handler() -> None:
-    if bpy.app.background or _handle:
+    shown = overlay_nodes(context)
+    if shown is None:
         return
-    _handle.append(bpy.types.SpaceView3D.draw_handler_add(draw_overlay, (), "WINDOW", "POST_VIEW"))
+    style = settings.overlay_style(context)
+    coords, colours = overlay_lines(*shown, style, axes=scene_settings.show_accumulated_axes)
+    draw_lines(coords, colours, style.line_width)
 
 
-def remove_draw_handler() -> None:
-    while _handle:
-        bpy.types.SpaceView3D.draw_handler_remove(_handle.pop(), "WINDOW")
-
-
-def draw_handler_active() -> bool:
-    return bool(_handle)
+HANDLER = DrawHandler(_draw_overlay, "overlay")
+draw_overlay = HANDLER.draw  #: the POST_VIEW callback (never raises: an error is printed once)
+add_draw_handler, remove_draw_handler, draw_handler_active = HANDLER.add, HANDLER.remove, HANDLER.active
+_reported = HANDLER.reported

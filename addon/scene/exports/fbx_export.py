@@ -30,7 +30,7 @@ from ...model.outputs import check_writable, write_with
 from ...model.thresholds import DEFAULT, Thresholds
 from ..blender_output import run_exporter
 from ..edits.editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, parent_matrix, to_blender
-from ..frames import read_frames
+from ..frames import read_frames, timeline_range
 from .gltf_hook import engine_ignored
 
 
@@ -134,11 +134,7 @@ def export_fbx(filepath: str, frame_range: FrameRange | None) -> None:
     """Blender's FBX exporter; with ``frame_range`` the scene's timeline baked at every
     frame of it (no simplification), else the current frame's pose. The scene's range
     and frame are restored."""
-    scene = bpy.context.scene
-    saved = (scene.frame_start, scene.frame_end, scene.frame_current, scene.frame_subframe)
-    try:
-        if frame_range is not None:
-            scene.frame_start, scene.frame_end = frame_range.start, frame_range.end
+    with timeline_range(bpy.context.scene, frame_range):
         run_exporter(
             "FBX",
             bpy.ops.export_scene.fbx,
@@ -151,9 +147,6 @@ def export_fbx(filepath: str, frame_range: FrameRange | None) -> None:
             bake_anim_force_startend_keying=True,
             add_leaf_bones=False,
         )
-    finally:
-        scene.frame_start, scene.frame_end = saved[0], saved[1]
-        scene.frame_set(saved[2], subframe=saved[3])
 
 
 def write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thresholds = DEFAULT) -> FbxResult:

@@ -23,7 +23,7 @@ from ...model.frames import FrameRange
 from ...model.outputs import check_writable, write_with
 from ...model.thresholds import DEFAULT, Thresholds
 from ..blender_output import run_exporter
-from ..frames import read_frames
+from ..frames import read_frames, timeline_range
 from ..gltf_export import export_gltf, gltf_conversion
 from .gltf_hook import HookSettings, engine_ignored, keep_shear_in_file
 
@@ -32,10 +32,7 @@ def export_gltf_frames(filepath: str, frame_range: FrameRange, *, y_up: bool = T
     """Blender's glTF exporter with the scene's timeline sampled at ``frame_range``
     (one animation, keys at ``frame / fps`` seconds, objects' rest transforms at the
     current frame). The scene's range and frame are restored."""
-    scene = bpy.context.scene
-    saved = (scene.frame_start, scene.frame_end, scene.frame_current, scene.frame_subframe)
-    try:
-        scene.frame_start, scene.frame_end = frame_range.start, frame_range.end
+    with timeline_range(bpy.context.scene, frame_range):
         run_exporter(
             "glTF",
             bpy.ops.export_scene.gltf,
@@ -53,9 +50,6 @@ def export_gltf_frames(filepath: str, frame_range: FrameRange, *, y_up: bool = T
             export_rest_position_armature=False,
             export_apply=False,
         )
-    finally:
-        scene.frame_start, scene.frame_end = saved[0], saved[1]
-        scene.frame_set(saved[2], subframe=saved[3])
 
 
 class _Subframes:
