@@ -29,7 +29,7 @@ from typing import BinaryIO
 from ..model.audit import records as rec
 from ..model.audit.page import audit_html
 from ..model.errors import UsageError
-from ..model.outputs import write_text
+from ..model.outputs import check_folder, check_outputs, make_folder, write_text, write_with
 from . import console
 from .main import EXIT_INPUT, EXIT_OK, EXIT_THRESHOLD, say
 
@@ -206,6 +206,8 @@ def _write_outputs(args, records: list[dict]) -> int:
 
 def _merge(args) -> int:
     records: list[dict] = []
+    # The merged folders are inputs: --out may not be one of them (by identity).
+    check_outputs({"--out": os.path.join(args.out, JSONL)}, {repr(f): os.path.join(f, JSONL) for f in args.paths})
     for folder in args.paths:
         jsonl = os.path.join(folder, JSONL)
         if not os.path.isfile(jsonl):
@@ -215,8 +217,8 @@ def _merge(args) -> int:
                 source = os.path.join(folder, record["picture"])
                 target = os.path.join(args.out, record["picture"])
                 if os.path.isfile(source) and os.path.abspath(source) != os.path.abspath(target):
-                    os.makedirs(os.path.dirname(target), exist_ok=True)
-                    shutil.copyfile(source, target)
+                    make_folder(os.path.dirname(target))
+                    write_with(target, lambda tmp, source=source: shutil.copyfile(source, tmp))
             records.append(record)
     merged = rec.latest(records)
     write_text(os.path.join(args.out, JSONL), "".join(rec.line(r) for r in merged))
@@ -224,10 +226,12 @@ def _merge(args) -> int:
 
 
 def cmd_audit(args) -> int:
-    os.makedirs(args.out, exist_ok=True)
+    check_folder(args.out)
     if args.merge:
+        make_folder(args.out)
         return _merge(args)
     files = find_blends(args.paths)
+    make_folder(args.out)
     if args.shard:
         k, n = args.shard
         files = [(p, r) for p, r in files if rec.shard_of(r, n) == k]

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from ..model.audit.records import parse_shard
-from ..model.thresholds import DEFAULT
+from ..model.thresholds import DEFAULT, parse_threshold
 
 #: Seconds one file may take before its worker is stopped and the file recorded as timed out.
 DEFAULT_TIMEOUT = 300.0
@@ -34,8 +34,8 @@ def _positive_float(text: str) -> float:
 
 
 def _add_thresholds(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--shear-threshold", type=float, default=DEFAULT.shear_deg, metavar="DEG")
-    p.add_argument("--corner-threshold", type=float, default=DEFAULT.corner, metavar="UNITS")
+    p.add_argument("--shear-threshold", type=parse_threshold, default=DEFAULT.shear_deg, metavar="DEG")
+    p.add_argument("--corner-threshold", type=parse_threshold, default=DEFAULT.corner, metavar="UNITS")
 
 
 def add_audit_parser(sub, add_verbose) -> None:
@@ -70,7 +70,9 @@ def add_audit_parser(sub, add_verbose) -> None:
     )
     audit.add_argument("--merge", action="store_true", help="combine the audit folders given as arguments into --out")
     audit.add_argument("--pictures", type=int, default=12, metavar="COUNT", help="files with pictures (worst first)")
-    audit.add_argument("--fail-on-shear", type=float, metavar="DEG", help="exit 1 if any file's shear exceeds DEG")
+    audit.add_argument(
+        "--fail-on-shear", type=parse_threshold, metavar="DEG", help="exit 1 if any file's shear exceeds DEG"
+    )
     _add_thresholds(audit)
     add_verbose(audit)
 

@@ -14,7 +14,7 @@ from ..model.errors import UsageError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
 from ..model.exports.fix_plans import bake_plan
 from ..model.inspection import Inspection
-from ..model.outputs import check_outputs, write_all
+from ..model.outputs import check_folder, check_outputs, make_folder, write_all
 from ..model.pictures import deviation_chart_png, worst_nodes_png
 from ..model.report import build_report, report_csv, report_table
 from ..model.thresholds import Thresholds
@@ -106,7 +106,12 @@ def make_report_and_range(args, with_dynamics: bool = False):
     frames = getattr(args, "frames", None)
     check_range(frames)
     scene = open_scene(args)
-    inspection = inspect_scene(scene, args, instances=True)
+    # Instances are read at one frame (the depsgraph's instances have no bulk access, and
+    # their set may change from frame to frame): a range or rates leave them out, and say so.
+    over_time = frames is not None or with_dynamics
+    inspection = inspect_scene(scene, args, instances=not over_time)
+    if over_time and _has_instances(scene):
+        say("instances are inspected at one frame only: leave out --frames and --dynamics to include them")
     indices = _subset(inspection, args.object)
     dynamics = scene_dynamics(scene, inspection) if with_dynamics else None
     over_frames = None
@@ -123,6 +128,14 @@ def make_report_and_range(args, with_dynamics: bool = False):
         over_frames=over_frames,
     )
     return report, over_frames, indices, inspection
+
+
+def _has_instances(scene) -> bool:
+    """Does any object of ``scene`` instance a collection, or carry geometry nodes?"""
+    return any(
+        o.instance_type != "NONE" or len(o.particle_systems) or any(m.type == "NODES" for m in o.modifiers)
+        for o in scene.objects
+    )
 
 
 def _worst_shear(report: dict) -> float:
@@ -148,17 +161,20 @@ def cmd_report(args) -> int:
         raise UsageError("--chart draws a frame range: give --frames too")
     if args.json == STDOUT and args.csv == STDOUT:
         raise UsageError("--json - and --csv -: only one of them can go to stdout")
-    picture_paths = [os.path.join(pictures, n) for n in ("worst_nodes.png", "deviation_chart.png")] if pictures else []
-    if pictures and not os.path.isdir(pictures):
-        os.makedirs(pictures, exist_ok=True)
-    _check_outputs(args, json=args.json, csv=args.csv, chart=chart, pictures=picture_paths[0] if pictures else None)
+    if pictures:
+        check_folder(pictures)  # made only once the file has been read
+    _check_outputs(args, json=args.json, csv=args.csv, chart=chart)
     report, over_frames, indices, inspection = make_report_and_range(args, with_dynamics=args.dynamics)
     files: dict = {}
     if chart:
         files[chart] = lambda tmp: write_chart(tmp, over_frames, indices)
     if pictures:
-        files[picture_paths[0]] = lambda tmp: worst_nodes_png(inspection, tmp)
-        files[picture_paths[1]] = lambda tmp: deviation_chart_png(inspection, tmp)
+        worst, deviation = (os.path.join(make_folder(pictures), n) for n in ("worst_nodes.png", "deviation_chart.png"))
+        named = {"--json": args.json, "--csv": args.csv, "--chart": chart}
+        named |= {f"--pictures ({os.path.basename(p)})": p for p in (worst, deviation)}
+        check_outputs({k: v for k, v in named.items() if v != STDOUT}, {"SCENE.blend": args.blend})
+        files[worst] = lambda tmp: worst_nodes_png(inspection, tmp)
+        files[deviation] = lambda tmp: deviation_chart_png(inspection, tmp)
     texts = {args.json: json.dumps(report, indent=1) + "\n" if args.json else None}
     texts[args.csv] = report_csv(report) if args.csv else None
     for path, text in texts.items():

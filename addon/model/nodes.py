@@ -33,7 +33,7 @@ class Nodes:
     properties hold NaN or infinity (the scene layer fills it where a world matrix is
     not finite).
 
-    Optional facts a scene adapter may add (:func:`..scene.rig_info.annotate`), used by
+    Optional facts a scene adapter may add (:func:`..scene.scan.annotate`), used by
     the advice, the cause groups and the scan filter; their defaults say "unknown":
     ``channel_scale (N, 3)`` the scale the user typed (object scale times delta scale,
     a pose bone's scale; NaN unknown), ``inherit_scale[i]`` a bone's Inherit Scale mode

@@ -58,6 +58,29 @@ def check_writable(path: str) -> str:
     return path
 
 
+def check_folder(path: str) -> str:
+    """Absolute ``path`` of an output folder that exists or can be made (its parent
+    exists and is writable); else :class:`OutputError`. Nothing is created here."""
+    path = os.path.abspath(path)
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise OutputError(f"{path!r} is a file, not a folder")
+    if not os.path.isdir(path):
+        check_writable(path)  # the folder it would be made in
+    elif not os.access(path, os.W_OK):
+        raise OutputError(f"cannot write in {path!r}: the folder is not writable")
+    return path
+
+
+def make_folder(path: str) -> str:
+    """Create the output folder ``path`` (checked by :func:`check_folder`) if needed."""
+    path = check_folder(path)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot make the folder {path!r}: {_describe(exc)}") from None
+    return path
+
+
 def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str] | None = None) -> None:
     """Refuse, before anything is read or written, outputs that cannot be written, that
     are an input (by identity) or that are the same file as another output.

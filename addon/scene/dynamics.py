@@ -23,13 +23,13 @@ def _sample(scene, frame: int):
 def scene_dynamics(scene, inspection: Inspection) -> dict[int, dict]:
     """Per node index of ``inspection`` (read at the current frame), its ``dynamics``
     report entry. The scene is left at the frame it was on."""
-    frame = scene.frame_current
+    frame, subframe = scene.frame_current, scene.frame_subframe
     dt = scene.render.fps_base / scene.render.fps
     try:
         keys_prev, world_prev, local_prev, sing_prev = _sample(scene, frame - 1)
         keys_next, world_next, local_next, sing_next = _sample(scene, frame + 1)
     finally:
-        scene.frame_set(frame)
+        scene.frame_set(frame, subframe=subframe)
     nodes = inspection.nodes
     if keys_prev != nodes.keys or keys_next != nodes.keys:
         raise SceneDataError("the scene's objects or bones change between frames: dynamics need the same nodes")

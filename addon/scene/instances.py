@@ -88,12 +88,18 @@ def with_instances(nodes: Nodes, depsgraph) -> Nodes:
             candidate = f"{key} ({k})"
         taken.add((candidate, ""))
         unique.append((candidate, ""))
+    extra = len(keys)
     return Nodes(
         keys=[*nodes.keys, *unique],
         parents=np.concatenate([nodes.parents, parents]),
         world=np.concatenate([nodes.world, world]),
         box_min=np.concatenate([nodes.box_min, lo]),
         box_max=np.concatenate([nodes.box_max, hi]),
-        notes=[*nodes.notes, *([""] * len(keys))],
+        notes=[*nodes.notes, *([""] * extra)],
+        problems=dict(nodes.problems),
+        channel_scale=np.concatenate([nodes.channel_scale, np.full((extra, 3), np.nan)]),
+        inherit_scale=[*nodes.inherit_scale, *([""] * extra)],
+        deform=np.concatenate([nodes.deform, np.zeros(extra, dtype=bool)]),
+        types=[*nodes.types, *([""] * extra)],
         instance_of={**nodes.instance_of, **{n + j: name for j, name in enumerate(of)}},
     )

@@ -5,7 +5,7 @@ The option is drawn in the export dialog and kept per scene (``Scene.hierarchy_i
 
 When the option is on, the extension's ``gather_gltf_hook`` wraps the exporter's log:
 the exporter announces "Finished glTF 2.0 export" once the file is written, and the
-file is then corrected and checked (:func:`..scene.gltf_hook.keep_shear_in_file`) with
+file is then corrected and checked (:func:`..scene.exports.gltf_hook.keep_shear_in_file`) with
 the settings the user chose in the dialog; the outcome is reported in the exporter's
 own messages (a warning when the file is not exact). Errors never abort the user's
 export: the file Blender wrote stays, and the message says why it was not corrected.
@@ -66,7 +66,7 @@ class _LogProxy:
             result = keep_shear_in_file(
                 self._scene, HookSettings.from_exporter(self._settings), thresholds(bpy.context)
             )
-        except InspectorError as exc:
+        except (InspectorError, OSError) as exc:  # never abort the user's own export
             self._log.warning(f"Keep shear exactly: not corrected ({exc})", popup=True)
             return
         exact = result.corrected and result.error is not None and result.error.relative <= CHECK_TOLERANCE

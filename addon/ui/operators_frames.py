@@ -144,6 +144,10 @@ class HI_OT_scan_range(bpy.types.Operator):
             self._stop(context)
             self.report({"ERROR"}, f"Range scan failed: {exc}")
             return {"CANCELLED"}
+        except Exception:  # a bug: still stop the timer, end the progress, restore the frame
+            self._stop(context)
+            self.reader.restore()
+            raise
 
     def cancel_scan(self, context):
         """Stop reading and put the scene back on the frame it was on."""

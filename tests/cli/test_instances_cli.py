@@ -43,3 +43,14 @@ def test_audit_counts_instances(instanced_blend, tmp_path):
     record = json.loads((tmp_path / "a" / "audit.jsonl").read_text())
     assert record["instances"] == 241 and record["objects"] == 3 and record["nodes"] == 244
     assert record["flagged"] >= 241
+
+
+@pytest.mark.parametrize("over_time", [["--frames", "1:3"], ["--dynamics"]])
+def test_ranges_and_rates_leave_instances_out_and_say_so(instanced_blend, tmp_path, over_time):
+    """Instances are read at one frame: a range or rates work on the other nodes, and
+    the command says instances were left out (it used to refuse the whole scene)."""
+    result = run_cli("report", instanced_blend, *over_time, "--json", tmp_path / "r.json")
+    assert result.returncode == 0, result.stderr
+    assert "instances are inspected at one frame only" in result.stderr
+    kinds = {e["kind"] for e in json.loads((tmp_path / "r.json").read_text())["nodes"]}
+    assert "instance" not in kinds and kinds

@@ -66,3 +66,25 @@ def test_report_lists_instances_as_their_own_kind(empty_scene):
     assert entries["Spawner / Leaf #0"]["kind"] == "instance"
     assert entries["Spawner / Leaf #0"]["parent"] == "Spawner"
     assert entries["Spawner / Leaf #0"]["warnings"]  # explained like any other node
+
+
+def test_instances_keep_the_scene_nodes_annotations_and_problems():
+    """Adding instance nodes keeps what the scan annotated on the others (types, scale
+    channels, Inherit Scale, deform) and the NaN diagnostics."""
+    from hierarchy_inspector.addon.scene.instances import with_instances
+    from hierarchy_inspector.addon.scene.reading import read_nodes
+    from hierarchy_inspector.addon.scene.scan import annotate
+    from instance_scenes import collection_instance
+
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    collection_instance(scene)
+    nodes = annotate(read_nodes(scene.objects), scene.objects)
+    nodes.problems[0] = "location holds NaN or infinity"
+    before = list(nodes.types)
+    both = with_instances(nodes, bpy.context.evaluated_depsgraph_get())
+    assert len(both) > len(nodes)
+    assert both.types[: len(nodes)] == before and set(both.types[len(nodes) :]) == {""}
+    assert both.problems == {0: "location holds NaN or infinity"}
+    assert np.array_equal(both.channel_scale[: len(nodes)], nodes.channel_scale, equal_nan=True)
+    assert len(both.inherit_scale) == len(both.deform) == len(both)
