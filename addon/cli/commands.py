@@ -169,12 +169,14 @@ def cmd_report(args) -> int:
     if chart:
         files[chart] = lambda tmp: write_chart(tmp, over_frames, indices)
     if pictures:
-        worst, deviation = (os.path.join(make_folder(pictures), n) for n in ("worst_nodes.png", "deviation_chart.png"))
+        worst_png, deviation_png = (
+            os.path.join(make_folder(pictures), n) for n in ("worst_nodes.png", "deviation_chart.png")
+        )
         named = {"--json": args.json, "--csv": args.csv, "--chart": chart}
-        named |= {f"--pictures ({os.path.basename(p)})": p for p in (worst, deviation)}
+        named |= {f"--pictures ({os.path.basename(p)})": p for p in (worst_png, deviation_png)}
         check_outputs({k: v for k, v in named.items() if v != STDOUT}, {"SCENE.blend": args.blend})
-        files[worst] = lambda tmp: worst_nodes_png(inspection, tmp)
-        files[deviation] = lambda tmp: deviation_chart_png(inspection, tmp)
+        files[worst_png] = lambda tmp: worst_nodes_png(inspection, tmp)
+        files[deviation_png] = lambda tmp: deviation_chart_png(inspection, tmp)
     texts = {args.json: json.dumps(report, indent=1) + "\n" if args.json else None}
     texts[args.csv] = report_csv(report) if args.csv else None
     for path, text in texts.items():

@@ -68,3 +68,19 @@ def test_two_outputs_may_not_be_the_same_file(scene, tmp_path):
     result = run_cli("report", scene, "--json", out, "--csv", tmp_path.parent / tmp_path.name / "r.json")
     assert result.returncode == 2
     assert "is the same file as --json" in result.stderr and not out.exists()
+
+
+def test_report_pictures_folder_is_checked_first_and_filled_whole(scene, tmp_path):
+    """``--pictures DIR`` writes both pictures; a file in DIR's place is exit 2, one
+    line, nothing made (it was an internal error, exit 3)."""
+    taken = tmp_path / "taken"
+    taken.write_text("a file, not a folder")
+    refused = run_cli("report", scene, "--pictures", taken, "--json", tmp_path / "r.json")
+    assert refused.returncode == 2 and refused.stderr.strip().splitlines() == [
+        f"hierarchy_inspector: {str(taken)!r} is a file, not a folder"
+    ]
+    assert not (tmp_path / "r.json").exists()
+    made = run_cli("report", scene, "--pictures", tmp_path / "pics")
+    assert made.returncode == 0, made.stderr
+    assert sorted(p.name for p in (tmp_path / "pics").iterdir()) == ["deviation_chart.png", "worst_nodes.png"]
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in (tmp_path / "pics").iterdir())
