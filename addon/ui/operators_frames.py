@@ -12,6 +12,7 @@ from ..model.errors import InspectorError
 from ..scene import settings
 from ..scene.selection import select_node
 from ..scene.timeline import live as live_frames
+from .operators_inspect import needs_active_node
 
 #: Seconds of reading per timer tick: the UI stays responsive between ticks.
 TICK_BUDGET = 0.05
@@ -188,10 +189,7 @@ class HI_OT_sample_dynamics(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        if context.active_object is None:
-            cls.poll_message_set("Select an object or a pose bone first")
-            return False
-        return True
+        return needs_active_node(cls, context)
 
     def execute(self, context):
         try:

@@ -17,7 +17,8 @@ from ..scene.selection import set_bone_selected
 from .lists import visible
 
 
-def _needs_chain(cls, context) -> bool:
+def needs_active_node(cls, context) -> bool:
+    """``poll`` of operators that work on the active object or pose bone (says why not)."""
     if context.active_object is None:
         cls.poll_message_set("Select an object or a pose bone first")
         return False
@@ -49,7 +50,7 @@ class HI_OT_copy_comparison(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return _needs_chain(cls, context)
+        return needs_active_node(cls, context)
 
     def execute(self, context):
         view = live.chain_view(context)
