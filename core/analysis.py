@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .decompose import Decomposition, decompose, shear_angles
+from .decompose import Decomposition, decompose_with_frames, shear_angles
 from .errors import InputError, as_array
 from .hierarchy import Hierarchy
 from .metrics import Deviation, deviation
@@ -77,14 +77,14 @@ def analyze(
         reference = as_array(world_reference, "world_reference", (4, 4))
         if reference.shape != local.shape:
             raise InputError(f"world_reference: expected shape {local.shape}, got {reference.shape}", "world_reference")
-    parts = decompose(local)
+    parts, local_frames = decompose_with_frames(local)
     local_trs = parts.trs()
-    world_matrix_model = hierarchy.world_matrices(local_trs.to_matrix())
+    world_matrix_model = hierarchy.world_matrices(_affine(local_frames * parts.scale[:, None, :], parts.translation))
     accumulated = hierarchy.accumulate(local_trs)
-    accumulated_matrix = accumulated.to_matrix()
+    accumulated_frames = quat_to_matrix(accumulated.rotation)
+    accumulated_matrix = _affine(accumulated_frames * accumulated.scale[:, None, :], accumulated.translation)
     lossy = hierarchy.lossy_scale(local_trs, world_matrices=world_matrix_model, global_rotation=accumulated.rotation)
-    reference_parts = decompose(reference)
-    reference_frames = quat_to_matrix(reference_parts.rotation)
+    reference_parts, reference_frames = decompose_with_frames(reference)
     return Analysis(
         local=parts,
         world_reference=reference,
@@ -102,6 +102,15 @@ def analyze(
             box_min,
             box_max,
             frames_a=reference_frames,
-            frames_b=quat_to_matrix(accumulated.rotation),
+            frames_b=accumulated_frames,
         ),
     )
+
+
+def _affine(linear: np.ndarray, translation: np.ndarray) -> np.ndarray:
+    """Affine matrices ``(N, 4, 4)`` from their 3x3 parts ``(N, 3, 3)`` and translations ``(N, 3)``."""
+    out = np.zeros(linear.shape[:-2] + (4, 4))
+    out[..., :3, :3] = linear
+    out[..., :3, 3] = translation
+    out[..., 3, 3] = 1.0
+    return out

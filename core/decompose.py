@@ -90,7 +90,9 @@ class Decomposition(NamedTuple):
         """The :class:`~hierarchy_inspector.core.TRS` an exporter writes: shear dropped."""
         from .trs import TRS
 
-        return TRS(self.translation, self.rotation, self.scale)
+        # Already unit quaternions of one batch shape: wrapped, not checked again (copies,
+        # so the TRS never aliases the decomposition).
+        return TRS._trusted(self.translation.copy(), self.rotation.copy(), self.scale.copy())
 
 
 def _check_matrices(matrices, what: str) -> np.ndarray:
@@ -312,10 +314,17 @@ def decompose(matrices) -> Decomposition:
     >>> np.round(shear_angles(sheared), 6).tolist()  # X and Y meet at 45 degrees
     [45.0, 0.0, 0.0]
     """
+    return decompose_with_frames(matrices)[0]
+
+
+def decompose_with_frames(matrices) -> tuple[Decomposition, np.ndarray]:
+    """:func:`decompose`, and its rotations as matrices ``(..., 3, 3)`` too (the frames
+    the quaternions were taken from), for callers that need both."""
     m = _check_affine(_check_matrices(matrices, "matrices"), "matrices")
     frame, scale, normalised = rotation_frames(m)
     shear = np.swapaxes(frame, -1, -2) @ normalised
-    return Decomposition(translation_part(m), matrix_to_quat(frame), scale, shear)
+    translation = m[..., :3, 3] if m.shape[-1] == 4 else np.zeros(m.shape[:-2] + (3,))
+    return Decomposition(translation, matrix_to_quat(frame), scale, shear), frame
 
 
 def shear_angles(matrices) -> np.ndarray:

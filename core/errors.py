@@ -56,9 +56,9 @@ def as_array(value, what: str, tail: Sequence[int | None] = (), *, finite: bool 
     except (TypeError, ValueError) as exc:
         raise InputError(f"{what}: cannot be read as an array of numbers ({exc})", what) from None
     tail = tuple(tail)
-    if arr.ndim < len(tail) or any(
-        want is not None and got != want for got, want in zip(arr.shape[arr.ndim - len(tail) :], tail, strict=False)
-    ):
+    k = len(tail)
+    got = arr.shape[arr.ndim - k :] if k else ()
+    if arr.ndim < k or (got != tail and any(want is not None and g != want for g, want in zip(got, tail, strict=True))):
         expected = "(..., " + ", ".join("n" if t is None else str(t) for t in tail) + ")"
         if not tail:
             expected = "any shape"

@@ -8,7 +8,7 @@ is off. Which nodes count as flagged is decided here, by one :class:`~.threshold
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -197,14 +197,23 @@ def check_finite(nodes: Nodes) -> None:
         raise SceneDataError(messages[0] + more)
 
 
+@lru_cache(maxsize=8)
+def _hierarchy(names: tuple[str, ...], parents: bytes) -> core.Hierarchy:
+    """The hierarchy of ``parents`` (int64 bytes), kept for the next call with the same
+    nodes: the panel inspects the same chain on every change, and a hierarchy (immutable:
+    its parents are read-only) plans its folds once."""
+    return core.Hierarchy(np.frombuffer(parents, dtype=np.int64), list(names))
+
+
 def inspect(nodes: Nodes, thresholds: Thresholds = DEFAULT) -> Inspection:
     """Run the core analysis on ``nodes`` (Blender's world matrices as the reference).
 
     Raises :class:`SceneDataError` naming the node when a matrix is not finite.
     """
     check_finite(nodes)
-    names = [nodes.label(i) for i in range(len(nodes))]
-    hierarchy = core.Hierarchy(nodes.parents, names)
+    hierarchy = _hierarchy(
+        tuple(nodes.label(i) for i in range(len(nodes))), np.asarray(nodes.parents, dtype=np.int64).tobytes()
+    )
     local, singular = local_matrices(nodes)
     analysis = core.analyze(hierarchy, local, nodes.world, nodes.box_min, nodes.box_max)
     return Inspection(

@@ -19,7 +19,7 @@ from bpy.app.handlers import persistent
 from ..model.inspection import Inspection, inspect
 from ..model.nodes import Nodes
 from ..model.views import accumulated_export_residual
-from . import data_checks, reading, settings, verify
+from . import reading, settings
 from .reading import active_key, chain_indices, chain_objects
 from .scan import annotate
 
@@ -37,7 +37,15 @@ class ChainView:
         return self.chain[-1]
 
 
-_state: dict = {"revision": 0, "scene_revision": 0, "chain_key": None, "chain": None, "scan": None, "scan_revision": -1}
+_state: dict = {
+    "revision": 0,
+    "scene_revision": 0,
+    "chain_key": None,
+    "chain": None,
+    "scan": None,
+    "scan_revision": -1,
+    "modes": {},  # object name -> mode when last seen: a mode switch is not a scene change
+}
 
 
 def invalidate(*_args) -> None:
@@ -49,16 +57,39 @@ def invalidate(*_args) -> None:
 @persistent
 def on_depsgraph_update(scene, depsgraph=None) -> None:
     # The chain is recomputed after any update (cheap); the scan is only called out of
-    # date by changes to objects (moves, renames, parenting) or to what the scene holds
-    # (adding, deleting). Selecting sends a Scene update with no flags: it does not count.
+    # date by what changes its results (see :func:`changes_scene`).
     _state["revision"] += 1
     updates = getattr(depsgraph, "updates", None)
-    if updates is None or any(_changes_scene(u) for u in updates):
+    if updates is None or changes_scene(updates, _state["modes"]):
         _state["scene_revision"] += 1
 
 
-def _changes_scene(update) -> bool:
-    return isinstance(update.id, bpy.types.Object) or update.is_updated_transform or update.is_updated_geometry
+def changes_scene(updates, modes: dict[str, str]) -> bool:
+    """Whether depsgraph ``updates`` change what a scan shows.
+
+    They do: a moved object or bone (a transform flag on an object or on armature data),
+    new geometry (which moves boxes), renamed, added or deleted objects. They do not:
+    selecting (a Scene update with no flags; in Pose mode, an armature object's
+    geometry flag with no transform on its armature) and switching an object's mode (an
+    object update with no flags whose mode differs from the one in ``modes``, a record
+    of object name -> mode that this call keeps up to date).
+    """
+    armature_moved = any(isinstance(u.id, bpy.types.Armature) and u.is_updated_transform for u in updates)
+    changed = False
+    for u in updates:
+        if isinstance(u.id, bpy.types.Object):
+            obj = u.id.original
+            before = modes.get(obj.name)
+            modes[obj.name] = obj.mode
+            if u.is_updated_transform:
+                changed = True
+            elif u.is_updated_geometry:
+                changed |= obj.type != "ARMATURE" or armature_moved
+            elif before is None or before == obj.mode:  # renamed, new, or re-linked
+                changed = True
+        elif u.is_updated_transform or u.is_updated_geometry:
+            changed = True
+    return changed
 
 
 @persistent
@@ -75,6 +106,7 @@ def on_undo_redo(*_args) -> None:
 def on_load(*_args) -> None:
     invalidate()
     _state["chain_key"] = _state["chain"] = _state["scan"] = None
+    _state["modes"] = {}
 
 
 HANDLERS = (
@@ -114,101 +146,48 @@ def _bone_chains(context, key, objects) -> dict[str, list]:
     """Per armature on the chain, the pose bones the chain passes through (the active
     bone's and the parent bones' of objects parented to bones, with their ancestors),
     root first."""
-    wanted: dict[str, dict] = {}
+    wanted: dict[str, dict] = {}  # armature -> bone name -> (depth, pose bone)
 
     def want(arm, bone_name: str) -> None:
         pose = arm.pose if arm is not None and arm.type == "ARMATURE" else None
         pb = pose.bones.get(bone_name) if pose is not None else None
         if pb is not None:
-            for b in (pb, *pb.parent_recursive):
-                wanted.setdefault(arm.name, {})[b.name] = b
+            bones = wanted.setdefault(arm.name, {})
+            for depth, b in enumerate([*reversed(pb.parent_recursive), pb]):  # one walk up per bone
+                bones.setdefault(b.name, (depth, b))
 
     if key[1]:
         want(context.active_object, key[1])
     for obj in objects:
         if obj.parent is not None and obj.parent_type == "BONE" and obj.parent_bone:
             want(obj.parent, obj.parent_bone)
-    return {arm: sorted(bones.values(), key=lambda b: len(b.parent_recursive)) for arm, bones in wanted.items()}
-
-
-def _object_boxes(objects) -> tuple[np.ndarray, np.ndarray]:
-    """Local boxes ``(K, 3)`` twice, as :func:`.reading.read_nodes` reads them (the
-    display cube for empties, ``bound_box`` otherwise), from two corners: Blender
-    recomputes the whole box on every corner read (0.14 ms each for a 700-bone
-    armature), and corners 0 and 6 are its minimum and maximum."""
-    lo = np.empty((len(objects), 3))
-    hi = np.empty((len(objects), 3))
-    for k, obj in enumerate(objects):
-        if obj.type == "EMPTY":
-            lo[k], hi[k] = -obj.empty_display_size, obj.empty_display_size
-        else:
-            box = obj.bound_box
-            a, b = np.array(box[0], dtype=np.float64), np.array(box[6], dtype=np.float64)
-            lo[k], hi[k] = np.minimum(a, b), np.maximum(a, b)
-    return lo, hi
+    return {arm: [b for _, b in sorted(bones.values(), key=lambda t: t[0])] for arm, bones in wanted.items()}
 
 
 def read_chain_nodes(context) -> tuple[Nodes, list[int]] | None:
     """Nodes of the chain from the root to the active object or pose bone, and the
     chain's indices root to active (None when nothing is active).
 
-    Only the chain's objects and the bones on it are read, so the cost follows the
-    chain, not the rig (a 13-bone chain of a 700-bone Rigify rig: about 1 ms; see
-    ``benchmarks/bench_addon.py``). Same matrices, parents, boxes, notes and
-    annotations as the scan's :func:`.reading.read_nodes` gives those nodes.
+    Only the chain's objects and the bones on it are read (:func:`.reading.read_nodes`
+    with the chain's bones), so the cost follows the chain, not the rig (see
+    ``benchmarks/bench_addon.py``): the same matrices, parents, boxes, notes and
+    annotations as the scan gives those nodes.
     """
     key = active_key(context)
     if key is None:
         return None
     objects = chain_objects(context.active_object)
-    bone_chains = _bone_chains(context, key, objects)
-    keys = [(o.name, "") for o in objects]
-    worlds = [np.array([np.asarray(o.matrix_world, dtype=np.float64) for o in objects])]
-    lo, hi = _object_boxes(objects)
-    mins, maxs = [lo], [hi]
-    poses = []
-    for arm_name, bones in bone_chains.items():
-        arm = bpy.data.objects[arm_name]
-        pose = np.array([np.asarray(pb.matrix, dtype=np.float64) for pb in bones])
-        worlds.append(np.asarray(arm.matrix_world, dtype=np.float64) @ pose)
-        b_lo, b_hi = reading.bone_boxes(np.array([pb.bone.length for pb in bones], dtype=np.float64))
-        mins.append(b_lo)
-        maxs.append(b_hi)
-        local = {pb.name: k for k, pb in enumerate(bones)}
-        parents = np.array([local.get(pb.parent.name, -1) if pb.parent else -1 for pb in bones], dtype=np.int64)
-        poses.append((arm, bones, parents, pose))
-        keys += [(arm_name, pb.name) for pb in bones]
-    index = {k: i for i, k in enumerate(keys)}
-    parents_all = np.full(len(keys), -1, dtype=np.int64)
-    parent_object = np.full(len(objects), -1, dtype=np.int64)
-    parent_types = [""] * len(objects)
-    for i, o in enumerate(objects):
-        if o.parent is None:
-            continue
-        parent_types[i] = o.parent_type
-        parent_object[i] = index.get((o.parent.name, ""), -1)
-        bone = o.parent_bone if o.parent_type == "BONE" else ""
-        parents_all[i] = index.get((o.parent.name, bone), parent_object[i]) if bone else parent_object[i]
-    start = len(objects)
-    for arm, bones, parents, _pose in poses:
-        for k in range(len(bones)):
-            parents_all[start + k] = start + parents[k] if parents[k] >= 0 else index.get((arm.name, ""), -1)
-        start += len(bones)
-    nodes = Nodes(keys, parents_all, np.concatenate(worlds), np.concatenate(mins), np.concatenate(maxs))
-    if not np.isfinite(nodes.world).all():
-        data_checks.describe(nodes)
-    modes = [o.rotation_mode for o in objects]
-    notes = verify.check_objects(reading._Sequence(objects), objects, modes, parent_object, parent_types, nodes.world)
-    for arm, bones, parents, pose in poses:
-        notes += verify.check_bones(arm, parents, pose, bones=bones)
-    nodes.notes = notes
+    nodes = reading.read_nodes(objects, bones=_bone_chains(context, key, objects))
     annotate(nodes)
     return nodes, chain_indices(nodes, key)
 
 
-def remember_scan(inspection: Inspection) -> None:
+def remember_scan(inspection: Inspection, objects=()) -> None:
+    """Keep the scan; ``objects``: the scene's objects, whose modes are recorded (so
+    that switching one's mode later does not call the scan out of date)."""
     _state["scan"] = inspection
     _state["scan_revision"] = _state["scene_revision"]
+    _state["modes"] = {o.name: o.mode for o in objects}
 
 
 def last_scan() -> Inspection | None:

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 import bpy
 import numpy as np
 
+from ..model.errors import SceneDataError
 from ..model.nodes import Nodes
 from . import data_checks
 from . import verify as verify_nodes
@@ -29,6 +30,37 @@ def _matrices(collection, prop: str, count: int) -> np.ndarray:
     collection.foreach_get(prop, buf)
     # Blender's flat matrix buffers are column-major: reshape then transpose.
     return buf.reshape(count, 4, 4).transpose(0, 2, 1).astype(np.float64)
+
+
+#: How far off ``(0, 0, 0, 1)`` the bottom row of one of Blender's float32 matrices may be
+#: from round-off alone: constraints are evaluated with full 4x4 products (seen: ``w = 1 - 6e-8``
+#: on a Rigify rig's lip bones, copy-location/rotation/scale constraints, after a torso turn).
+AFFINE_ROUNDOFF = 1e-4
+
+
+def exact_bottom_rows(world: np.ndarray, keys: Sequence[tuple[str, str]]) -> np.ndarray:
+    """Set the bottom rows of ``world (..., N, 4, 4)`` that are within
+    :data:`AFFINE_ROUNDOFF` of ``(0, 0, 0, 1)`` to exactly that (in place; returned).
+
+    ``keys (N,)`` name the nodes: a row further off (a projective matrix, which no
+    transform decomposes) raises :class:`SceneDataError` naming them. Rows holding NaN
+    or infinity are left to the finite checks.
+    """
+    off = np.abs(world[..., 3, :] - (0.0, 0.0, 0.0, 1.0)).max(axis=-1)
+    with np.errstate(invalid="ignore"):
+        far = off > AFFINE_ROUNDOFF
+    if far.any():
+        nodes = np.flatnonzero(far.reshape(-1, far.shape[-1]).any(axis=0))
+        names = ", ".join(" > ".join(p for p in keys[i] if p) for i in nodes[:3].tolist())
+        more = f" and {len(nodes) - 3} more" if len(nodes) > 3 else ""
+        raise SceneDataError(
+            f"{names}{more}: Blender's world matrix is projective (its bottom row is not 0, 0, 0, 1), "
+            "so it has no translation, rotation and scale to compare"
+        )
+    world[..., 3, :] = np.where(
+        ((off > 0.0) & (off <= AFFINE_ROUNDOFF))[..., None], (0.0, 0.0, 0.0, 1.0), world[..., 3, :]
+    )
+    return world
 
 
 def _object_boxes(bulk, objects: Sequence[bpy.types.Object]) -> tuple[np.ndarray, np.ndarray]:
@@ -51,8 +83,7 @@ def _object_boxes(bulk, objects: Sequence[bpy.types.Object]) -> tuple[np.ndarray
 class _Sequence:
     """``foreach_get`` over a short list of RNA structs (the panel's chain).
 
-    Per item, with the fastest conversion for each kind of value (``np.asarray`` of a
-    ``bound_box`` is ~7x slower than flattening it by hand).
+    Per item, with the fastest conversion for each kind of value.
     """
 
     def __init__(self, items):
@@ -65,7 +96,9 @@ class _Sequence:
             # Column-major, like Blender's flat buffers.
             flat = np.stack([np.asarray(getattr(item, prop), dtype=np.float64).T for item in self.items])
         elif prop == "bound_box":
-            flat = np.array([[x for corner in item.bound_box for x in corner] for item in self.items])
+            flat = np.empty((len(self.items), 24), dtype=np.float32)  # as Blender stores it
+            for row, item in zip(flat, self.items, strict=True):
+                item.bound_box.foreach_get(row)  # the whole box in one read: Blender recomputes it per access
         else:
             flat = np.array([getattr(item, prop) for item in self.items], dtype=np.float64)
         buf[:] = flat.reshape(-1)
@@ -88,12 +121,18 @@ def _pose_bones(arm: bpy.types.Object):
     return arm.pose.bones if arm.type == "ARMATURE" and arm.pose is not None else []
 
 
-def read_nodes(objects: Iterable[bpy.types.Object], verify: bool = True) -> Nodes:
+def read_nodes(
+    objects: Iterable[bpy.types.Object],
+    verify: bool = True,
+    bones: dict[str, list[bpy.types.PoseBone]] | None = None,
+) -> Nodes:
     """Read ``objects`` (and their pose bones) into :class:`Nodes`.
 
     Parents outside ``objects`` are treated as absent (the node becomes a root); pass
     whole ancestor chains (see :func:`chain_objects`) to keep them. Objects parented to
-    a bone hang under that bone's node. With ``verify``, every node's matrix is also
+    a bone hang under that bone's node. ``bones``: per armature name, the only pose
+    bones to read (a list closed under parents, root first: the panel's chain); default
+    every bone of every armature. With ``verify``, every node's matrix is also
     recomputed from its raw properties (:mod:`.verify`) and ``notes`` say where Blender
     evaluates it differently. Where a world matrix holds NaN or infinity, ``problems``
     name the node's own properties that do (:mod:`.data_checks`); inspecting such nodes
@@ -111,19 +150,20 @@ def read_nodes(objects: Iterable[bpy.types.Object], verify: bool = True) -> Node
     bone_parent_keys: list[tuple[str, str]] = []
     armatures = []  # (armature, pose matrices, parent index within the armature)
     for arm in objects:
-        bones = _pose_bones(arm)
-        count = len(bones)
+        arm_bones = _pose_bones(arm) if bones is None else bones.get(arm.name, [])
+        count = len(arm_bones)
         if not count:
             continue
-        pose = _matrices(bones, "matrix", count)
+        pose = _matrices(_collection_of(arm_bones), "matrix", count)
         worlds.append(np.asarray(arm.matrix_world, dtype=np.float64) @ pose)
-        local_index = {pb.name: k for k, pb in enumerate(bones)}
-        armatures.append((arm, pose, np.array([local_index[pb.parent.name] if pb.parent else -1 for pb in bones])))
+        local_index = {pb.name: k for k, pb in enumerate(arm_bones)}
+        arm_parents = np.array([local_index[pb.parent.name] if pb.parent else -1 for pb in arm_bones], dtype=np.int64)
+        armatures.append((arm, pose, arm_parents, arm_bones))
         # Rest lengths: the box lives in pose space, which already carries the pose scale.
-        lo, hi = bone_boxes(np.array([pb.bone.length for pb in bones], dtype=np.float64))
+        lo, hi = bone_boxes(np.array([pb.bone.length for pb in arm_bones], dtype=np.float64))
         mins.append(lo)
         maxs.append(hi)
-        for pb in bones:
+        for pb in arm_bones:
             keys.append((arm.name, pb.name))
             bone_parent_keys.append((arm.name, pb.parent.name) if pb.parent else (arm.name, ""))
     index = {k: i for i, k in enumerate(keys)}
@@ -140,18 +180,15 @@ def read_nodes(objects: Iterable[bpy.types.Object], verify: bool = True) -> Node
         parents[i] = index.get((parent.name, bone), parent_object[i]) if bone else parent_object[i]
     for j, key in enumerate(bone_parent_keys):
         parents[n_obj + j] = index.get(key, -1)
-    nodes = Nodes(keys, parents, np.concatenate(worlds), np.concatenate(mins), np.concatenate(maxs))
+    nodes = Nodes(
+        keys, parents, exact_bottom_rows(np.concatenate(worlds), keys), np.concatenate(mins), np.concatenate(maxs)
+    )
     if not (np.isfinite(nodes.world).all() and np.isfinite(nodes.box_min).all() and np.isfinite(nodes.box_max).all()):
         data_checks.describe(nodes)
     if verify:
-        modes = (
-            [o.rotation_mode for o in objects]
-            if isinstance(bulk, _Sequence)
-            else verify_nodes.bulk_rotation_modes(bulk, n_obj)
-        )
-        notes = verify_nodes.check_objects(bulk, objects, modes, parent_object, parent_types, nodes.world)
-        for arm, pose, arm_parents in armatures:
-            notes += verify_nodes.check_bones(arm, arm_parents, pose)
+        notes = verify_nodes.check_objects(bulk, objects, parent_object, parent_types, nodes.world)
+        for arm, pose, arm_parents, arm_bones in armatures:
+            notes += verify_nodes.check_bones(arm, arm_parents, pose, bones=None if bones is None else arm_bones)
         nodes.notes = notes
     return nodes
 
@@ -178,18 +215,3 @@ def active_key(context) -> tuple[str, str] | None:
     if bone is not None and bone.id_data == obj and obj.mode == "POSE":
         return (obj.name, bone.name)
     return (obj.name, "")
-
-
-def read_chain(context) -> tuple[Nodes, list[int]] | None:
-    """Nodes of the chain from the root to the active object or pose bone.
-
-    Only the chain's objects are read (and the bones of armatures on it), so the cost
-    does not grow with the scene. Returns ``(nodes, chain)`` with ``chain`` the node
-    indices root to active, or None when nothing is active.
-    """
-    key = active_key(context)
-    if key is None:
-        return None
-    objects = chain_objects(context.active_object)
-    nodes = read_nodes(objects)
-    return nodes, chain_indices(nodes, key)

@@ -1,9 +1,9 @@
 """Does Blender's evaluated matrix follow from the raw properties?
 
 Each object's and bone's world matrix is recomputed through the core's model of
-Blender's math (:mod:`..core.blender_math`) from its own loc / rot / scale, deltas,
-parent inverse, parent type, inherit modes, and its parent's *evaluated* matrix, one
-step at a time. Where the result differs from what Blender shows (beyond float32
+Blender's math (:mod:`..core.blender_math`) from its own transform (Blender's
+``matrix_basis``: loc / rot / scale with deltas), parent inverse, parent type, inherit
+modes, and its parent's *evaluated* matrix, one step at a time. Where the result differs from what Blender shows (beyond float32
 round-off), something evaluates the node differently (constraints, IK, physics, an
 add-on) and the node is marked with the likely reason instead of being counted as shear.
 """
@@ -17,18 +17,6 @@ from ...core import blender_math as bm
 
 #: Relative difference (largest entry over max(1, largest entry)) above float32 noise.
 TOLERANCE = 1e-4
-
-_OBJECT_PROPS = (
-    ("location", 3),
-    ("rotation_quaternion", 4),
-    ("rotation_euler", 3),
-    ("rotation_axis_angle", 4),
-    ("scale", 3),
-    ("delta_location", 3),
-    ("delta_rotation_euler", 3),
-    ("delta_rotation_quaternion", 4),
-    ("delta_scale", 3),
-)
 
 
 def _read(bulk, prop: str, count: int, width: int) -> np.ndarray:
@@ -49,7 +37,8 @@ def _finite_rows(*arrays: np.ndarray) -> np.ndarray:
 def _neutral(a: np.ndarray) -> np.ndarray:
     """``a`` with NaN / infinity replaced by 0, so the model can run on the other rows;
     the rows that held them are left unchecked (the scene layer names them instead)."""
-    return np.nan_to_num(a, nan=0.0, posinf=0.0, neginf=0.0)
+    finite = np.isfinite(a)
+    return a if finite.all() else np.where(finite, a, 0.0)
 
 
 def _relative_error(model: np.ndarray, blender: np.ndarray) -> np.ndarray:
@@ -88,14 +77,6 @@ def _vertex_positions(parent, indices: list[int]) -> np.ndarray | None:
     if vertices is None or any(i >= len(vertices) for i in indices):
         return None
     return np.array([tuple(vertices[i].co) for i in indices], dtype=np.float64)
-
-
-def bulk_rotation_modes(bulk, count: int) -> np.ndarray:
-    """Rotation-mode codes of a whole collection in one read (Blender hands DNA values)."""
-    dna = np.empty(count, dtype=np.int32)
-    if count:
-        bulk.foreach_get("rotation_mode", dna)
-    return bm.rotation_mode_codes_from_dna(dna)
 
 
 _PLAIN_PARENTS = {"OBJECT", "ARMATURE", "LATTICE"}
@@ -147,35 +128,30 @@ def object_parent_matrices(
     return p, checkable
 
 
-def check_objects(bulk, objects, rotation_modes, parent_object, parent_types, world: np.ndarray) -> list[str]:
-    """Notes per object: "" where Blender's matrix follows from the raw properties.
+def _bases(bulk, count: int) -> np.ndarray:
+    """Blender's own ``matrix_basis`` ``(count, 4, 4)`` (loc / rot / scale, with an
+    object's deltas, in its rotation mode) in one bulk read: the checks below test what
+    comes after it (parenting, inherit modes, constraints); the core's model of the
+    basis itself (:func:`..core.blender_math.basis_matrices`) is tested against Blender
+    on its own."""
+    return _read(bulk, "matrix_basis", count, 16).reshape(count, 4, 4).transpose(0, 2, 1)
 
-    ``rotation_modes``: codes or identifiers per object; ``parent_object`` and
-    ``parent_types`` as in :func:`object_parent_matrices`.
+
+def check_objects(bulk, objects, parent_object, parent_types, world: np.ndarray) -> list[str]:
+    """Notes per object: "" where Blender's matrix follows from its own transform.
+
+    ``parent_object`` and ``parent_types`` as in :func:`object_parent_matrices`.
     """
     n = len(objects)
     if not n:
         return []
-    raw = {prop: _read(bulk, prop, n, width) for prop, width in _OBJECT_PROPS}
+    basis = _bases(bulk, n)
     parent_inverse = _read(bulk, "matrix_parent_inverse", n, 16).reshape(n, 4, 4).transpose(0, 2, 1)
-    finite = _finite_rows(*raw.values(), parent_inverse, world[:n])
-    raw = {prop: _neutral(values) for prop, values in raw.items()}
-    basis = bm.basis_matrices(
-        raw["location"],
-        rotation_modes,
-        raw["rotation_quaternion"],
-        raw["rotation_euler"],
-        raw["rotation_axis_angle"],
-        raw["scale"],
-        raw["delta_location"],
-        raw["delta_rotation_euler"],
-        raw["delta_rotation_quaternion"],
-        raw["delta_scale"],
-    )
+    finite = _finite_rows(basis, parent_inverse, world[:n])
     p, checkable = object_parent_matrices(objects, parent_object, parent_types, world)
     checkable &= finite & _finite_rows(p)
     has_parent = np.array([t != "" for t in parent_types], dtype=bool)
-    model = bm.object_world_matrices(_neutral(p), _neutral(parent_inverse), basis, has_parent)
+    model = bm.object_world_matrices(_neutral(p), _neutral(parent_inverse), _neutral(basis), has_parent)
     bad = (_relative_error(model, world[:n]) > TOLERANCE) & checkable
     return [object_reason(objects[i]) if bad[i] else "" for i in range(n)]
 
@@ -188,24 +164,13 @@ def check_bones(arm, parents: np.ndarray, pose: np.ndarray, bones=None) -> list[
     instead of the whole armature; ``parents`` then index into that list."""
     if bones is None:
         bones = arm.pose.bones
-        n = len(bones)
-        raw = {prop: _read(bones, prop, n, width) for prop, width in _OBJECT_PROPS[:5]}
-    else:
-        n = len(bones)
-        raw = {
-            prop: np.array([tuple(getattr(pb, prop)) for pb in bones], dtype=np.float64).reshape(n, width)
-            for prop, width in _OBJECT_PROPS[:5]
-        }
-    finite = _finite_rows(*raw.values(), pose)
-    raw = {prop: _neutral(values) for prop, values in raw.items()}
-    basis = bm.basis_matrices(
-        raw["location"],
-        [pb.rotation_mode for pb in bones],
-        raw["rotation_quaternion"],
-        raw["rotation_euler"],
-        raw["rotation_axis_angle"],
-        raw["scale"],
-    )
+    n = len(bones)
+    if hasattr(bones, "foreach_get"):
+        basis = _bases(bones, n)
+    else:  # the panel's chain: a short list
+        basis = np.array([np.asarray(pb.matrix_basis, dtype=np.float64) for pb in bones]).reshape(n, 4, 4)
+    finite = _finite_rows(basis, pose)
+    basis = _neutral(basis)
     data = [pb.bone for pb in bones]
     rest = np.stack([np.asarray(b.matrix_local, dtype=np.float64) for b in data])
     safe_pose = np.where(finite[:, None, None], pose, np.eye(4))

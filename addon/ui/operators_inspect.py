@@ -194,7 +194,7 @@ class HI_OT_scan(bpy.types.Operator):
             wm.progress_end()
         seconds = time.perf_counter() - start
         fill_scan_list(context.scene.hierarchy_inspector, result, seconds)
-        live.remember_scan(result)
+        live.remember_scan(result, context.scene.objects)
         summary = result.summary()
         self.report(
             {"INFO"},

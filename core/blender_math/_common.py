@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..decompose import _cross
 from ..errors import InputError, as_array
 
 #: ``normalize_v3`` treats a vector whose squared length is at most this as zero.
@@ -123,7 +124,7 @@ def _normalize_columns(m3):
 
 
 def _det3(m3):
-    return _dot(m3[..., :, 0], np.cross(m3[..., :, 1], m3[..., :, 2]))
+    return _dot(m3[..., :, 0], _cross(m3[..., :, 1], m3[..., :, 2]))
 
 
 def _affine_inverse(m):
@@ -133,7 +134,7 @@ def _affine_inverse(m):
     a, b, c = m[..., :3, 0], m[..., :3, 1], m[..., :3, 2]
     # The adjugate over the determinant: np.linalg.inv was the largest single cost of the
     # panel's per-change work on a rig (cProfile, a 14-bone chain of a Rigify rig).
-    rows = np.stack((np.cross(b, c), np.cross(c, a), np.cross(a, b)), axis=-2)
+    rows = np.stack((_cross(b, c), _cross(c, a), _cross(a, b)), axis=-2)
     inv3 = rows / _dot(a, rows[..., 0, :])[..., None, None]
     out[..., :3, :3] = inv3
     out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv3, m[..., :3, 3])

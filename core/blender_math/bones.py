@@ -16,6 +16,7 @@ from ._common import (
     _check_rigid,
     _codes,
     _column_norms,
+    _cross,
     _det3,
     _dot,
     _flags,
@@ -79,7 +80,7 @@ def ortho_stable(m3, keep_volume: bool) -> np.ndarray:
         w_len = np.sqrt(_dot(w, w))
         w_len = np.where(fix, w_len, 1.0)
         nx_fixed = w * (np.sin(target) / w_len)[..., None] + nz * np.cos(target)[..., None]
-        nz_fixed = _normalize(np.cross(np.cross(nx_fixed, nz), nx_fixed))[0]
+        nz_fixed = _normalize(_cross(_cross(nx_fixed, nz), nx_fixed))[0]
         nx = np.where(fix[..., None], nx_fixed, nx)
         nz = np.where(fix[..., None], nz_fixed, nz)
         if keep_volume:
@@ -147,8 +148,14 @@ def bone_parent_transforms(
     post = np.ones((m, 3))
     tmat = np.where(inherit[:, None, None], pose, rest)  # (M, 4, 4), a new array
 
+    combo = 2 * mode + inherit  # which (mode, inherited rotation) pairs occur: most rigs use one or two
+    present = frozenset(np.unique(combo).tolist())
+    modes = {c // 2 for c in present}
+    none = np.zeros(0, dtype=np.int64)
+
     def rows(sel_mode, sel_inherit):
-        return np.flatnonzero((mode == sel_mode) & (inherit == sel_inherit))
+        code = 2 * sel_mode + int(sel_inherit)
+        return np.flatnonzero(combo == code) if code in present else none
 
     # Parent pose rotation inherited: normalise the parent's pose matrix as the mode says.
     if len(i := np.concatenate((rows(_NONE, True), rows(_AVERAGE, True)))):
@@ -164,11 +171,11 @@ def bone_parent_transforms(
         tmat[i, :3, :3] *= fixshear_scale(p3[i])[:, None, :]
     if len(i := rows(_ALIGNED, False)):
         post[i] = fixshear_scale(p3[i])
-    if len(i := np.flatnonzero(mode == _AVERAGE)):
+    if _AVERAGE in modes and len(i := np.flatnonzero(mode == _AVERAGE)):
         tmat[i, :3, :3] *= np.cbrt(np.abs(_det3(p3[i])))[:, None, None]
 
     rotscale = tmat @ offs
-    if len(i := np.flatnonzero(mode == _FIX_SHEAR)):
+    if _FIX_SHEAR in modes and len(i := np.flatnonzero(mode == _FIX_SHEAR)):
         rotscale[i, :3, :3] = ortho_stable(rotscale[i, :3, :3], keep_volume=True)
 
     # Location: the parent's full pose (FULL + inherited rotation uses rotscale, which is
@@ -223,8 +230,9 @@ def pose_matrices(
     InputError
         Wrong shapes, NaN/inf, unknown modes, a rest matrix that is not rigid.
     """
+    h = parents if isinstance(parents, Hierarchy) else Hierarchy(parents)
     h, rest, mode, inherit, local, basis = _pose_inputs(
-        parents, bone_matrix_local, inherit_scale, inherit_rotation, local_location, connected, pose_basis
+        h, bone_matrix_local, inherit_scale, inherit_rotation, local_location, connected, pose_basis
     )
     n = len(h)
     out = np.empty((n, 4, 4))
@@ -252,22 +260,44 @@ def pose_matrices_given_parents(
     Arguments as :func:`pose_matrices`, plus ``parent_pose (N, 4, 4)``: the pose matrix
     of each bone's parent (rows of root bones are ignored).
     """
-    h, rest, mode, inherit, local, basis = _pose_inputs(
-        parents, bone_matrix_local, inherit_scale, inherit_rotation, local_location, connected, pose_basis
+    par, rest, mode, inherit, local, basis = _pose_inputs(
+        _parent_indices(parents),
+        bone_matrix_local,
+        inherit_scale,
+        inherit_rotation,
+        local_location,
+        connected,
+        pose_basis,
     )
-    n = len(h)
+    n = len(par)
     given = _batch(parent_pose, "parent_pose", (4, 4), n)
     out = np.empty((n, 4, 4))
-    roots = np.flatnonzero(h.parents < 0)
-    children = np.flatnonzero(h.parents >= 0)
+    roots = np.flatnonzero(par < 0)
+    children = np.flatnonzero(par >= 0)
     out[roots] = _root_pose(rest[roots], local[roots], basis[roots])
     if len(children):
-        out[children] = _child_pose(children, h.parents[children], given[children], rest, mode, inherit, local, basis)
+        out[children] = _child_pose(children, par[children], given[children], rest, mode, inherit, local, basis)
     return out
 
 
+def _parent_indices(parents) -> np.ndarray:
+    """Parent indices ``(N,)`` checked for one step (in range, no node its own parent):
+    :func:`pose_matrices_given_parents` never walks the tree, so cycles do not matter."""
+    if isinstance(parents, Hierarchy):
+        return parents.parents
+    raw = np.asarray(parents)
+    if raw.ndim != 1 or (raw.size and not np.issubdtype(raw.dtype, np.integer)):
+        return Hierarchy(parents).parents  # its errors name what is wrong
+    par = raw.astype(np.int64)
+    bad = (par < -1) | (par >= len(par)) | (par == np.arange(len(par)))
+    if bad.any():
+        Hierarchy(par)  # raises, naming the node
+    return par
+
+
 def _pose_inputs(parents, bone_matrix_local, inherit_scale, inherit_rotation, local_location, connected, pose_basis):
-    h = parents if isinstance(parents, Hierarchy) else Hierarchy(parents)
+    """Checked inputs; ``parents`` a :class:`Hierarchy` or an index array (returned as given)."""
+    h = parents
     n = len(h)
     rest = _batch(bone_matrix_local, "bone_matrix_local", (4, 4), n)
     _check_rigid(rest, "bone_matrix_local")

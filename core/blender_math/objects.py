@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import InputError, as_array
 from ..hierarchy import Hierarchy
-from ._common import _affine_inverse, _batch, _check_rigid, _dot, _flags, _normalize, _per_node
+from ._common import _affine_inverse, _batch, _check_rigid, _cross, _dot, _flags, _normalize, _per_node
 
 __all__ = ["object_world_matrices", "object_tree_matrices", "bone_parent_matrix", "vertex_parent_matrix"]
 
@@ -133,12 +133,12 @@ def vertex_parent_matrix(parent_world, vertices) -> np.ndarray:
     if verts.shape != (n, 3, 3):
         raise InputError(f"vertices: expected shape ({n}, 3) or ({n}, 3, 3), got {verts.shape}", "vertices")
     v1, v2, v3 = verts[:, 0], verts[:, 1], verts[:, 2]
-    z = _normalize(np.cross(v1 - v2, v2 - v3))[0]
+    z = _normalize(_cross(v1 - v2, v2 - v3))[0]
     x = _normalize(v2 - v1)[0]
     x = _normalize(x - _dot(x, z)[:, None] * z)[0]
     frame = np.tile(np.eye(4), (n, 1, 1))
     frame[:, :3, 0] = x
-    frame[:, :3, 1] = np.cross(z, x)
+    frame[:, :3, 1] = _cross(z, x)
     frame[:, :3, 2] = z
     frame[:, :3, 3] = (v1 + v2 + v3) / 3.0
     return world @ frame

@@ -309,6 +309,27 @@ def test_scan_stays_current_when_only_the_selection_changes(demo):
     assert not live.scan_is_current()
 
 
+def test_scan_stays_current_across_modes_and_bone_selection_but_not_pose_edits(demo):
+    arm = bpy.data.objects["Inherit scale rig"]
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.hierarchy_inspector.scan()
+    assert live.scan_is_current()
+    bpy.ops.object.mode_set(mode="POSE")
+    bpy.context.view_layer.update()
+    assert live.scan_is_current()  # a mode switch changes no matrix
+    bpy.ops.pose.select_all(action="DESELECT")
+    bpy.context.view_layer.update()
+    assert live.scan_is_current()  # selecting bones neither
+    arm.pose.bones[0].location.y += 0.5
+    bpy.context.view_layer.update()
+    assert not live.scan_is_current()
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.ops.hierarchy_inspector.scan()
+    arm.name = "Renamed rig"
+    bpy.context.view_layer.update()
+    assert not live.scan_is_current()  # the scan's names are out of date
+
+
 def test_failed_selection_changes_nothing(demo):
     child = _activate("Child")
     child.select_set(True)

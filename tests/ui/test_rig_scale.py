@@ -116,6 +116,34 @@ def test_the_panel_reads_the_chain_not_the_rig(rig):
         assert [full.inherit_scale[r] for r in rows] == nodes.inherit_scale
 
 
+def test_a_turned_torso_scans_and_the_chain_equals_the_scan(rig):
+    """Turning the torso leaves float32 round-off in the bottom row of some constrained
+    bones' pose matrices (w = 1 - 6e-8 on the lip bones): Blender's matrices are read
+    as the affine matrices they are, the scan and the panel go on."""
+    torso = rig.pose.bones["torso"]
+    torso.rotation_mode = "XYZ"
+    seen_off = 0.0
+    for turn in (0.01, 0.02, 0.3):
+        torso.rotation_euler[2] = turn
+        bpy.context.view_layer.update()
+        seen_off = max(seen_off, max(abs(pb.matrix[3][3] - 1.0) for pb in rig.pose.bones))
+        result = scan_scene(bpy.context.scene)
+        assert (result.nodes.world[:, 3, :] == (0.0, 0.0, 0.0, 1.0)).all()
+    assert seen_off > 0.0  # the case really occurred (it does in Blender 5.0)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="POSE")
+    with bpy.context.temp_override(active_pose_bone=rig.pose.bones["lip.B.R.001"]):
+        view = live.chain_view(bpy.context)
+        assert view is not None
+        index = result.nodes.index()
+        rows = [index[view.inspection.nodes.keys[i]] for i in view.chain]
+        assert np.allclose(
+            result.analysis.matrix_model_deviation.max_corner[rows],
+            view.inspection.analysis.matrix_model_deviation.max_corner[view.chain],
+            atol=1e-9,
+        )
+
+
 def test_bone_advice_holds_on_the_rig(rig, rig_file):
     before = scan_scene(bpy.context.scene)
     limit = before.thresholds.corner
