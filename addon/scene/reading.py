@@ -6,8 +6,8 @@ or its armature object for root bones. Its world matrix is Blender's evaluated o
 (``obj.matrix_world``; ``arm.matrix_world @ pose_bone.matrix`` for bones), and its local
 matrix is ``inverse(parent world) @ world``: exactly what the glTF exporter decomposes.
 
-Matrices, boxes, pose matrices and the objects' raw transform channels are read in bulk
-with ``foreach_get``. What it cannot read (parent pointers, the parent type; for bones
+Matrices (world, pose, basis, parent inverse) and boxes are read in bulk with
+``foreach_get``. What it cannot read (parent pointers, the parent type; for bones
 their rest matrices and inherit settings) takes one short Python step per node: about
 7 ms for 20 000 objects, a fraction of the scan (see ``benchmarks/bench_addon.py``).
 """
@@ -148,7 +148,7 @@ def read_nodes(
     box_min, box_max = _object_boxes(bulk, objects)
     worlds, mins, maxs = [world], [box_min], [box_max]
     bone_parent_keys: list[tuple[str, str]] = []
-    armatures = []  # (armature, pose matrices, parent index within the armature)
+    armatures = []  # (armature, pose matrices, parent index within the armature, its bones read)
     for arm in objects:
         arm_bones = _pose_bones(arm) if bones is None else bones.get(arm.name, [])
         count = len(arm_bones)
