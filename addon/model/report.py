@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from .advice.actions import Advice, advice
 from .explain import explain
 from .inspection import Inspection, worst_first
 from .nodes import node_label
@@ -80,6 +81,17 @@ def node_entry(inspection: Inspection, i: int) -> dict:
         "flagged": bool(inspection.flagged[i]),
         "evaluated_differently": nodes.notes[i] or None,
         "warnings": explain(inspection, i),
+        "advice": [_advice_entry(nodes, item) for item in advice(inspection, i)],
+    }
+
+
+def _advice_entry(nodes, item: Advice) -> dict:
+    return {
+        "engines": item.engines,
+        "action": item.action,
+        "target": nodes.name(item.target),
+        "target_armature": nodes.armature(item.target),
+        "text": item.text,
     }
 
 

@@ -95,6 +95,26 @@ def test_report_follows_its_schema_and_says_which_thresholds_applied(piston_move
     assert tuple(rows[0]) == CSV_COLUMNS and len(rows) == 4
 
 
+def test_report_carries_the_advice_by_action_and_target_name(rotated_child):
+    ins = inspect(rotated_child)
+    report = build_report(ins, blender_version="test", file=None, frame=1, fps=24.0)
+    validate_report(report)
+    by_name = {e["name"]: e for e in report["nodes"]}
+    child = by_name["Child"]
+    assert child["flagged"]
+    expected = advice(ins, 1)
+    assert [(a["engines"], a["action"], a["text"]) for a in child["advice"]] == [
+        (a.engines, a.action, a.text) for a in expected
+    ]
+    # Its local matrix is a clean TRS (glTF exact); its world is skewed by the scaled parent,
+    # which is where the Blender-side advice points.
+    actions = {a["action"]: a for a in child["advice"]}
+    assert actions["EXACT"]["engines"] == "glTF, Unity, Godot" and actions["EXACT"]["target"] == "Child"
+    assert actions["APPLY_SCALE"]["target"] == "Parent"
+    assert all(a["target_armature"] is None for a in child["advice"])
+    assert by_name["Parent"]["advice"] == [] and not by_name["Parent"]["flagged"]
+
+
 def test_non_finite_matrices_are_named_by_node_not_index(rotated_child):
     rotated_child.world[1, 0, 0] = np.nan
     with pytest.raises(SceneDataError, match="'Child'.*NaN or infinity"):
