@@ -14,23 +14,8 @@ from .text import PLAIN, Units
 from .thresholds import NON_UNIFORM_RATIO
 
 
-def _is_non_uniform(scale: np.ndarray) -> bool:
-    mags = np.abs(scale)
-    return bool(mags.max() - mags.min() > NON_UNIFORM_RATIO * max(mags.max(), 1e-12))
-
-
-def _is_axis_aligned(rotation_matrix: np.ndarray, tolerance: float = 1e-5) -> bool:
-    """True when a rotation only permutes / flips axes (multiples of 90 degrees)."""
-    return bool(np.all(np.abs(np.abs(rotation_matrix) - np.round(np.abs(rotation_matrix))) < tolerance))
-
-
 def _fmt3(v) -> str:
     return "(" + ", ".join(f"{x:.3g}" for x in np.asarray(v, dtype=float) + 0.0) + ")"
-
-
-def _rotation_deg(m3: np.ndarray) -> float:
-    q = core.matrix_to_quat(m3)
-    return float(np.degrees(2.0 * np.arctan2(np.linalg.norm(q[1:]), abs(q[0]))))
 
 
 def explain(inspection: Inspection, i: int, units: Units = PLAIN) -> list[str]:
@@ -85,15 +70,40 @@ def shear_cause(inspection: Inspection, i: int) -> tuple[int, float] | None:
     it, and that rotation in degrees; None when no ancestor explains the shear.
 
     The rotation between them is the product of the local rotations in between (the
-    global rotations' difference), not the sheared world matrices' axes.
+    global rotations' difference), not the sheared world matrices' axes. Computed for
+    every node at once the first time (:func:`shear_causes`).
     """
-    nodes, a = inspection.nodes, inspection.analysis
-    rot_i = core.quat_to_matrix(a.global_rotation[i])
-    node = int(nodes.parents[i])
-    while node >= 0:
-        if _is_non_uniform(a.local.scale[node]):
-            rel = core.quat_to_matrix(a.global_rotation[node]).T @ rot_i
-            if not _is_axis_aligned(rel):
-                return node, _rotation_deg(rel)
-        node = int(nodes.parents[node])
-    return None
+    ancestor, angle = shear_causes(inspection)
+    return (int(ancestor[i]), float(angle[i])) if ancestor[i] >= 0 else None
+
+
+def shear_causes(inspection: Inspection) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`shear_cause` of every node: the ancestor ``(N,)`` (-1: none) and the rotation
+    ``(N,)`` in degrees, walking all nodes up one level per step (kept on the inspection)."""
+    if "shear_causes" not in inspection.derived:
+        inspection.derived["shear_causes"] = _shear_causes(inspection)
+    return inspection.derived["shear_causes"]
+
+
+def _shear_causes(inspection: Inspection) -> tuple[np.ndarray, np.ndarray]:
+    parents, a = inspection.nodes.parents, inspection.analysis
+    n = len(parents)
+    frames = core.quat_to_matrix(a.global_rotation) if n else np.zeros((0, 3, 3))
+    mags = np.abs(a.local.scale)
+    top = mags.max(axis=-1) if n else np.zeros(0)
+    scaled = top - (mags.min(axis=-1) if n else 0.0) > NON_UNIFORM_RATIO * np.maximum(top, 1e-12)
+    ancestor = np.full(n, -1, dtype=np.int64)
+    angle = np.zeros(n)
+    walking = np.flatnonzero(parents >= 0)
+    up = parents[walking]
+    while len(walking):
+        rel = np.swapaxes(frames[up], -1, -2) @ frames[walking]
+        aligned = (np.abs(np.abs(rel) - np.round(np.abs(rel))) < 1e-5).all(axis=(-2, -1))
+        found = scaled[up] & ~aligned
+        if found.any():
+            ancestor[walking[found]] = up[found]
+            q = core.matrix_to_quat(rel[found])
+            angle[walking[found]] = np.degrees(2.0 * np.arctan2(np.linalg.norm(q[:, 1:], axis=-1), np.abs(q[:, 0])))
+        keep = ~found & (parents[up] >= 0)
+        walking, up = walking[keep], parents[up[keep]]
+    return ancestor, angle

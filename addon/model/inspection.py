@@ -7,7 +7,7 @@ is off. Which nodes count as flagged is decided here, by one :class:`~.threshold
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 import numpy as np
@@ -38,6 +38,9 @@ class Inspection:
     world: core.Decomposition  #: Blender's world matrices decomposed
     singular_parent: np.ndarray  #: (N,) bool, parent world not invertible
     thresholds: Thresholds = DEFAULT
+    #: Results derived from the whole inspection by the modules above it (explanations,
+    #: advice), kept so that asking per node costs nothing after the first time.
+    derived: dict = field(default_factory=dict, repr=False, compare=False)
 
     # Derived per-node arrays: computed once (``explain`` and the report read them per node).
 

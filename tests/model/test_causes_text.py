@@ -73,3 +73,40 @@ def test_units_follow_the_scene_and_never_drop_digits():
     assert Units().length(0.389) == "0.389 units"
     assert Units("METRIC").length(0.0) == "0 m"
     assert Units("METRIC").vector([1.0, -2.0, 0.0]) == "(1.000, -2.000, 0.000)"
+
+
+def _shear_cause_by_walking(ins, i: int):
+    """The per-node walk up the chain that ``shear_cause`` computes for all nodes at once."""
+    a, parents = ins.analysis, ins.nodes.parents
+    rot_i = core.quat_to_matrix(a.global_rotation[i])
+    node = int(parents[i])
+    while node >= 0:
+        mags = np.abs(a.local.scale[node])
+        if mags.max() - mags.min() > 1e-4 * max(mags.max(), 1e-12):
+            rel = core.quat_to_matrix(a.global_rotation[node]).T @ rot_i
+            if not np.all(np.abs(np.abs(rel) - np.round(np.abs(rel))) < 1e-5):
+                q = core.matrix_to_quat(rel)
+                return node, float(np.degrees(2.0 * np.arctan2(np.linalg.norm(q[1:]), abs(q[0]))))
+        node = int(parents[node])
+    return None
+
+
+@given(st.integers(0, 2**32 - 1))
+def test_shear_causes_of_all_nodes_equal_walking_up_each_chain(seed):
+    from hierarchy_inspector.addon.model.explain import shear_cause
+    from hierarchy_inspector.addon.model.thresholds import NON_UNIFORM_RATIO
+
+    assert NON_UNIFORM_RATIO == 1e-4  # the walk above spells the policy out
+    rng = np.random.default_rng(seed)
+    n = 40
+    parents = np.array([-1] + [int(rng.integers(-1, i)) for i in range(1, n)])
+    scale = np.where(rng.random((n, 1)) < 0.3, rng.uniform(0.5, 2.0, (n, 3)), 1.0)
+    turn = np.where(rng.random((n, 1)) < 0.3, 0.0, 1.0)  # some children not rotated: axis-aligned
+    trs = core.TRS(rng.normal(size=(n, 3)), core.euler_to_quat(turn * rng.uniform(-3, 3, (n, 3)), "XYZ"), scale)
+    world = core.Hierarchy(parents).world_matrices(trs.to_matrix())
+    ins = inspect(Nodes([(f"n{i}", "") for i in range(n)], parents, world, -np.ones((n, 3)), np.ones((n, 3))))
+    for i in range(n):
+        got, want = shear_cause(ins, i), _shear_cause_by_walking(ins, i)
+        assert (got is None) == (want is None)
+        if got is not None:
+            assert got[0] == want[0] and abs(got[1] - want[1]) < 1e-9

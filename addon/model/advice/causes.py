@@ -44,7 +44,13 @@ def _levels(inspection: Inspection) -> list[np.ndarray]:
 
 def nearest_sources(inspection: Inspection) -> tuple[np.ndarray, np.ndarray]:
     """Per node ``(N,)``: the nearest source on its chain (itself included; -1 none),
-    and how many sources its chain holds."""
+    and how many sources its chain holds (computed once per inspection)."""
+    if "nearest_sources" not in inspection.derived:
+        inspection.derived["nearest_sources"] = _nearest_sources(inspection)
+    return inspection.derived["nearest_sources"]
+
+
+def _nearest_sources(inspection: Inspection) -> tuple[np.ndarray, np.ndarray]:
     sources = scale_sources(inspection)
     parents = inspection.nodes.parents
     cause = np.where(sources, np.arange(len(sources)), -1)
