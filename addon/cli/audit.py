@@ -40,7 +40,15 @@ def worker_prefix() -> list[str]:
     """The command that runs ``audit-file`` in a new process (see the module docstring)."""
     custom = os.environ.get("HIERARCHY_INSPECTOR_WORKER")
     if custom:
-        return json.loads(custom)
+        try:
+            prefix = json.loads(custom)
+        except ValueError as exc:
+            prefix, why = None, f"not JSON ({exc})"
+        else:
+            why = "expected a JSON list of strings, the command and its arguments"
+        if not (isinstance(prefix, list) and prefix and all(isinstance(p, str) for p in prefix)):
+            raise UsageError(f"HIERARCHY_INSPECTOR_WORKER={custom!r}: {why}")
+        return prefix
     bpy = sys.modules.get("bpy")
     binary = getattr(getattr(bpy, "app", None), "binary_path", "") if bpy else ""  # "" for bpy from PyPI
     if binary:
@@ -231,6 +239,7 @@ def cmd_audit(args) -> int:
         make_folder(args.out)
         return _merge(args)
     files = find_blends(args.paths)
+    worker_prefix()  # a bad $HIERARCHY_INSPECTOR_WORKER is exit 2 before anything is made
     make_folder(args.out)
     if args.shard:
         k, n = args.shard

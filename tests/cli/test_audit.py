@@ -112,6 +112,14 @@ def test_resume_skips_files_done_with_the_same_mtime(library, tmp_path):
     assert len(_records(out)) == 4 and "4 files: 3 inspected" in resumed.stdout
 
 
+@pytest.mark.parametrize("worker", ["not json", '"a string"', "[]", "[1, 2]"])
+def test_a_bad_worker_command_is_one_line_and_exit_2(library, tmp_path, worker):
+    result = run_cli("audit", library, "--out", tmp_path / "out", env={"HIERARCHY_INSPECTOR_WORKER": worker})
+    assert result.returncode == 2, result.stderr
+    assert "HIERARCHY_INSPECTOR_WORKER" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_crash_or_a_hang_costs_only_its_own_file(library, tmp_path):
     lib = tmp_path / "lib"
     lib.mkdir()
