@@ -72,22 +72,26 @@ VERSION_TEST_PATHS ?= tests/scene tests/ui tests/cli
 	.venv-bpy$*/bin/python -m pip install --quiet "bpy==$(BPY_$*)" -e ".[test]"
 	@touch $@
 
+# The two versions run side by side (a process each; logs in build/, printed at the end).
 # One pytest process per test folder. bpy 4.2 from PyPI now and then corrupts its own heap
 # after many scene resets in one process ("corrupted size vs. prev_size", SIGABRT, seen once
 # in four full runs): a folder whose process dies by a signal runs once more, and says so;
 # a test that fails is never rerun.
 test-versions: .venv-bpy42/.installed-stamp .venv-bpy45/.installed-stamp
+	@mkdir -p build
 	@for v in 42 45; do \
-	  echo "== bpy $$(.venv-bpy$$v/bin/python -c 'import bpy; print(bpy.app.version_string)') =="; \
-	  for p in $(VERSION_TEST_PATHS); do \
-	    .venv-bpy$$v/bin/python -m pytest -p no:cacheprovider $$p; rc=$$?; \
-	    if [ $$rc -gt 128 ]; then \
-	      echo "test-versions: bpy $$v crashed in $$p (signal $$((rc - 128)), inside Blender); running $$p once more"; \
+	  ( echo "== bpy $$(.venv-bpy$$v/bin/python -c 'import bpy; print(bpy.app.version_string)') =="; \
+	    for p in $(VERSION_TEST_PATHS); do \
 	      .venv-bpy$$v/bin/python -m pytest -p no:cacheprovider $$p; rc=$$?; \
-	    fi; \
-	    [ $$rc -eq 0 ] || exit 1; \
-	  done; \
-	done
+	      if [ $$rc -gt 128 ]; then \
+	        echo "test-versions: bpy $$v crashed in $$p (signal $$((rc - 128)), inside Blender); running $$p once more"; \
+	        .venv-bpy$$v/bin/python -m pytest -p no:cacheprovider $$p; rc=$$?; \
+	      fi; \
+	      [ $$rc -eq 0 ] || { echo "test-versions: bpy $$v FAILED in $$p"; exit 1; }; \
+	    done ) > build/test-versions-$$v.log 2>&1 & pids="$$pids $$!"; \
+	done; \
+	failed=0; for pid in $$pids; do wait $$pid || failed=1; done; \
+	cat build/test-versions-42.log build/test-versions-45.log; exit $$failed
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_hierarchy.py

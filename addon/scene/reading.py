@@ -133,7 +133,7 @@ def read_nodes(
     a bone hang under that bone's node. ``bones``: per armature name, the only pose
     bones to read (a list closed under parents, root first: the panel's chain); default
     every bone of every armature. With ``verify``, every node's matrix is also
-    recomputed from its raw properties (:mod:`.verify`) and ``notes`` say where Blender
+    recomputed from its own transform and its parent's (:mod:`.verify`) and ``notes`` say where Blender
     evaluates it differently. Where a world matrix holds NaN or infinity, ``problems``
     name the node's own properties that do (:mod:`.data_checks`); inspecting such nodes
     raises :class:`~..model.errors.SceneDataError` with that text.

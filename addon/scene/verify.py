@@ -1,4 +1,4 @@
-"""Does Blender's evaluated matrix follow from the raw properties?
+"""Does Blender's evaluated matrix follow from the node's own transform and its parent?
 
 Each object's and bone's world matrix is recomputed through the core's model of
 Blender's math (:mod:`..core.blender_math`) from its own transform (Blender's
