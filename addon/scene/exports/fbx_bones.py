@@ -31,7 +31,7 @@ or to the armature for root bones), time first; quaternions ``(w, x, y, z)``.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import bpy
 import numpy as np
@@ -66,8 +66,8 @@ class _Armature(NamedTuple):
 
 class BoneEdits(NamedTuple):
     armatures: list
-    active: object
-    mode: str
+    active: Any  #: the active object before (an Object, or None)
+    mode: Any  #: its mode
 
 
 def editable(obj, view_layer) -> str:
@@ -81,7 +81,7 @@ def editable(obj, view_layer) -> str:
     return ""
 
 
-def _mode_set(obj, mode: str) -> None:
+def _mode_set(obj, mode: Any) -> None:
     bpy.context.view_layer.objects.active = obj
     if obj.mode != mode:
         bpy.ops.object.mode_set(mode=mode)
@@ -153,9 +153,9 @@ def _key_bone(rig, action, name: str, frames: list[int], trs: core.TRS) -> None:
     wanted = {pb.path_from_id(path): value for path, value in values.items()}
     for curves in _curve_lists(action):
         for fc in curves:
-            value = wanted.get(fc.data_path)
-            if value is None:
+            if fc.data_path not in wanted:
                 continue
+            value = wanted[fc.data_path]
             points = fc.keyframe_points
             if len(points) < len(frames):
                 points.add(len(frames) - len(points))
