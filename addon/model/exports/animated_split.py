@@ -9,7 +9,11 @@ every ``V``): frame by frame it jumps, and an engine interpolating between keys 
 swing the node around. :func:`continuous_split` picks, frame after frame, the SVD
 closest to the previous frame's (same axis order, same signs, inside repeated values
 the rotation nearest the previous one) and keeps quaternions in one hemisphere, so
-consecutive keys differ only as much as the matrices do.
+consecutive keys differ only as much as the matrices do. At the first frame it picks
+the SVD whose inner rotation ``V^T`` is nearest the identity: the helper then carries
+the node's own rotation and scale, and the node a small correction (an arbitrary
+helper rotation could sit near gimbal lock, where exporters that write Euler angles in
+float32, as FBX does, lose precision).
 
 Shapes: ``(T, N, 4, 4)`` local matrices, time first; quaternions ``(w, x, y, z)``;
 column vectors. Loops run over frames only (vectorised over nodes).
@@ -121,6 +125,8 @@ def continuous_split(local: np.ndarray) -> tuple[core.TRS, core.TRS]:
         v = np.swapaxes(vt, -2, -1)
         if t:
             u, s, v = _align(u, s, v, u_all[t - 1], v_all[t - 1])
+        else:  # the first frame: the SVD whose inner rotation is nearest the identity
+            u, s, v = _align(u, s, v, np.zeros_like(u), np.broadcast_to(np.eye(3), v.shape))
         _proper(u, s, v)
         u_all[t], s_all[t], v_all[t] = u, s, v
     q_outer = continuous_quaternions(core.matrix_to_quat(u_all))
