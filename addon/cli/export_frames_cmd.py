@@ -78,7 +78,7 @@ def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
         result = write_fbx(scene, args.out, frame_range, thresholds)
     helpers = f" ({', '.join(result.helpers)})" if result.helpers else ""
     what = f"frame {result.frames[0]}" if frame_range is None else f"frames {frame_range.start}..{frame_range.end}"
-    print(f"wrote {args.out!r}: {what}; {len(result.helpers)} object(s) given a temporary helper{helpers}")
+    print(f"wrote {args.out!r}: {what}; {len(result.helpers)} object(s) and bone(s) given a temporary helper{helpers}")
     for label, why in result.not_corrected:
         print(f"not corrected: '{label}' ({why})")
     err = result.error

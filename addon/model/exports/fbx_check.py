@@ -58,27 +58,96 @@ for k in keep:  # a bone's armature: its nearest ancestor that is not a bone
             up = up.parent
         owner = str(up.name) if up is not None and not up.is_root else ""
     owners.append(owner)
-worlds = np.empty((len(times), len(keep), 4, 4))
-worlds[:, :, 3] = (0.0, 0.0, 0.0, 1.0)
 stacks = scene.anim_stacks
 stack = stacks[0] if len(stacks) else None
 anim = stack.anim if stack is not None else None
-states = []
-for t, time in enumerate(times):
+alive = [stacks, stack, anim]
+
+
+def matrix_rows(m):
+    c0, c1, c2, c3 = m.c0, m.c1, m.c2, m.c3
+    return (c0.x, c1.x, c2.x, c3.x, c0.y, c1.y, c2.y, c3.y, c0.z, c1.z, c2.z, c3.z)
+
+
+def scene_worlds(time):  # ufbx's own evaluation of the whole scene: node_to_world of every node
     state = ufbx.evaluate_scene(scene, anim, float(time)) if anim is not None else scene
     state_nodes = state.nodes
     state_held = [state_nodes[k] for k in range(len(state_nodes))]
-    states.append((state, state_nodes, state_held))
-    rows = []
-    for k in keep:
-        m = state_held[k].node_to_world
-        c0, c1, c2, c3 = m.c0, m.c1, m.c2, m.c3
-        rows.append((c0.x, c1.x, c2.x, c3.x, c0.y, c1.y, c2.y, c3.y, c0.z, c1.z, c2.z, c3.z))
-    worlds[t, :, :3] = np.array(rows, dtype=np.float64).reshape(-1, 3, 4)
+    alive.append((state, state_nodes, state_held))
+    out = np.zeros((len(held), 4, 4))
+    out[:, 3, 3] = 1.0
+    out[:, :3] = np.array([matrix_rows(n.node_to_world) for n in state_held]).reshape(-1, 3, 4)
+    return out
+
+
+def trs_matrices(trs):  # (..., 10) translation, quaternion (x, y, z, w), scale -> (..., 4, 4)
+    t, q, sc = trs[..., :3], trs[..., 3:7], trs[..., 7:]
+    x, y, z, w = np.moveaxis(q, -1, 0)
+    r = np.stack([
+        1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+        2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+        2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y),
+    ], axis=-1).reshape(*q.shape[:-1], 3, 3)
+    m = np.zeros((*trs.shape[:-1], 4, 4))
+    m[..., :3, :3] = r * sc[..., None, :]
+    m[..., :3, 3] = t
+    m[..., 3, 3] = 1.0
+    return m
+
+
+def transform_values(tr):
+    t, r, sc = tr.translation, tr.rotation, tr.scale
+    return (t.x, t.y, t.z, r.x, r.y, r.z, r.w, sc.x, sc.y, sc.z)
+
+
+# Fast path: each node's local transform evaluated by ufbx (only the animated ones at
+# every time), composed parent @ local level by level. It is used only when it matches
+# ufbx's own evaluate_scene at the first and the last time; otherwise evaluate_scene
+# runs at every time.
+full = None
+fast = anim is not None and all(n.inherit_mode == ufbx.InheritMode.NORMAL for n in held)
+if fast:
+    layers = anim.layers
+    alive.append(layers)
+    animated = set()
+    for layer in (layers[i] for i in range(len(layers))):
+        props = layer.anim_props
+        alive += [layer, props]
+        for prop in (props[i] for i in range(len(props))):
+            element = prop.element
+            alive += [prop, element]
+            animated.add(element.element_id)
+    position = {n.element_id: k for k, n in enumerate(held)}
+    parent = np.array([position[n.parent.element_id] if n.parent is not None else -1 for n in held])
+    depth = np.array([n.node_depth for n in held])
+    local = np.empty((len(times), len(held), 10))
+    for k, node in enumerate(held):
+        if node.is_root:
+            continue
+        if node.element_id in animated:
+            local[:, k] = [transform_values(ufbx.evaluate_transform(anim, node, float(t))) for t in times]
+        else:
+            local[:, k] = transform_values(node.local_transform)
+    local_m = trs_matrices(local)
+    root_world = scene_worlds(times[0])
+    full = np.empty((len(times), len(held), 4, 4))
+    for d in range(int(depth.max()) + 1):
+        level = np.flatnonzero(depth == d)
+        top = level[parent[level] < 0]
+        full[:, top] = root_world[top]
+        below = level[parent[level] >= 0]
+        full[:, below] = full[:, parent[below]] @ local_m[:, below]
+    for t in {0, len(times) - 1}:
+        reference = scene_worlds(times[t]) if t else root_world
+        if np.abs(full[t] - reference).max() > 1e-9 * max(1.0, np.abs(reference).max()):
+            full = None
+            break
+if full is None:
+    full = np.array([scene_worlds(t) for t in times])
+worlds = full[:, keep]
 skinned = {}
 if skin:  # linear blend skinning of each mesh by its clusters: sum w * world(bone) @ geometry_to_bone @ v
     index = {held[k].element_id: j for j, k in enumerate(keep)}
-    alive = []
     for k in keep:
         node = held[k]
         mesh = node.mesh

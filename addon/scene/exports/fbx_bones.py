@@ -126,31 +126,37 @@ def _edit_structure(arm, bones: list[str], saved: list[_Bone], helpers: list[str
         eb.parent = helper
 
 
-def _basis(arm, helper: str, bone: str, outer: core.TRS, inner: core.TRS) -> tuple[core.TRS, core.TRS]:
-    """Pose channels ``(T,)`` of the helper and the bone that give ``outer`` and ``inner``
-    as their local matrices (``basis = inv(rest_rel) @ local``)."""
-    h = arm.bones[helper]
-    rest_h = as_np(h.matrix_local)
-    rest_p = as_np(h.parent.matrix_local) if h.parent else np.eye(4)
-    rest_b = as_np(arm.bones[bone].matrix_local)
+def _basis(arm, pairs: list[tuple[str, str]], outer: core.TRS, inner: core.TRS) -> tuple[core.TRS, core.TRS]:
+    """Pose channels ``(T, K)`` of the helpers and the bones ``pairs`` (helper, bone)
+    that give ``outer`` and ``inner (T, K)`` as their local matrices (``basis =
+    inv(rest_rel) @ local``), all at once."""
+    rest_h = np.array([as_np(arm.bones[h].matrix_local) for h, _b in pairs])
+    rest_p = np.array(
+        [as_np(arm.bones[h].parent.matrix_local) if arm.bones[h].parent else np.eye(4) for h, _b in pairs]
+    )
+    rest_b = np.array([as_np(arm.bones[b].matrix_local) for _h, b in pairs])
     out = []
     for rest_rel, trs in ((np.linalg.inv(rest_p) @ rest_h, outer), (np.linalg.inv(rest_h) @ rest_b, inner)):
-        d = core.decompose(np.linalg.inv(rest_rel) @ trs.to_matrix())
+        d = core.decompose(np.linalg.inv(rest_rel)[None] @ trs.to_matrix())
         out.append(core.TRS(d.translation, continuous_quaternions(d.rotation), d.scale))
     return out[0], out[1]
 
 
-def _key_bone(rig, action, name: str, frames: list[int], trs: core.TRS) -> None:
-    """Key ``name``'s location, quaternion and scale at ``frames`` (LINEAR), filling the
-    curves in bulk (one key inserted per channel creates the curve where Blender wants it)."""
-    pb = rig.pose.bones[name]
-    pb.rotation_mode = "QUATERNION"
-    values = {"location": trs.translation, "rotation_quaternion": trs.rotation, "scale": trs.scale}
+def _key_bones(rig, action, keyed: dict, frames: list[int]) -> None:
+    """Key each bone of ``keyed`` (name -> TRS ``(T,)``) at ``frames``: location,
+    quaternion, scale, LINEAR. One key inserted per channel creates the curve where
+    Blender wants it (legacy or layered actions); the curves are then filled in bulk."""
+    wanted = {}
+    for name, trs in keyed.items():
+        pb = rig.pose.bones[name]
+        pb.rotation_mode = "QUATERNION"
+        values = {"location": trs.translation, "rotation_quaternion": trs.rotation, "scale": trs.scale}
+        for path, value in values.items():
+            setattr(pb, path, value[0].tolist())
+            pb.keyframe_insert(path, frame=frames[0], group=name)
+            wanted[pb.path_from_id(path)] = value
     frame_col = np.asarray(frames, dtype=np.float32)
-    for path, value in values.items():
-        setattr(pb, path, value[0].tolist())
-        pb.keyframe_insert(path, frame=frames[0], group=name)
-    wanted = {pb.path_from_id(path): value for path, value in values.items()}
+    linear = np.full(len(frames), _LINEAR, dtype=np.int32)
     for curves in _curve_lists(action):
         for fc in curves:
             if fc.data_path not in wanted:
@@ -161,7 +167,7 @@ def _key_bone(rig, action, name: str, frames: list[int], trs: core.TRS) -> None:
                 points.add(len(frames) - len(points))
             co = np.stack([frame_col, value[:, fc.array_index].astype(np.float32)], axis=-1)
             points.foreach_set("co", co.ravel())
-            points.foreach_set("interpolation", np.full(len(frames), _LINEAR, dtype=np.int32))
+            points.foreach_set("interpolation", linear)
             fc.update()
 
 
@@ -213,11 +219,13 @@ def apply(scene, per_armature: dict, frames: list[int], outer: core.TRS, inner: 
                 for con in rig.pose.bones[s.name].constraints:
                     record.muted.append((con, con.mute))
                     con.mute = True
-            for (bone, k), helper in zip(bones, helpers, strict=True):
-                o, i = (core.TRS(x.translation[:, k], x.rotation[:, k], x.scale[:, k]) for x in (outer, inner))
-                basis_h, basis_b = _basis(arm, helper, bone, o, i)
-                _key_bone(rig, temp, helper, frames, basis_h)
-                _key_bone(rig, temp, bone, frames, basis_b)
+            cols = [k for _b, k in bones]
+            basis_h, basis_b = _basis(
+                arm, list(zip(helpers, [b for b, _k in bones], strict=True)), outer[:, cols], inner[:, cols]
+            )
+            keyed = {h: basis_h[:, j] for j, h in enumerate(helpers)}
+            keyed.update({b: basis_b[:, j] for j, (b, _k) in enumerate(bones)})
+            _key_bones(rig, temp, keyed, frames)
         view_layer.update()
     except BaseException:
         restore(edits)
