@@ -120,9 +120,10 @@ def continuous_split(local: np.ndarray) -> tuple[core.TRS, core.TRS]:
     u_all = np.empty((t_count, n, 3, 3))
     v_all = np.empty((t_count, n, 3, 3))
     s_all = np.empty((t_count, n, 3))
+    u_svd, s_svd, vt_svd = np.linalg.svd(m[..., :3, :3])  # every frame at once; aligned below
+    v_svd = np.swapaxes(vt_svd, -2, -1)
     for t in range(t_count):
-        u, s, vt = np.linalg.svd(m[t, :, :3, :3])
-        v = np.swapaxes(vt, -2, -1)
+        u, s, v = u_svd[t], s_svd[t], v_svd[t]
         if t:
             u, s, v = _align(u, s, v, u_all[t - 1], v_all[t - 1])
         else:  # the first frame: the SVD whose inner rotation is nearest the identity
