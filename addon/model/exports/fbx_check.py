@@ -260,6 +260,10 @@ class UfbxReader:
         finally:
             self._folder.cleanup()
 
+    def waiting(self) -> bool:
+        """True while the process runs and nothing has been requested."""
+        return not self._path and self._proc.poll() is None
+
     def close(self) -> None:
         """End the process if it is still waiting (nothing was requested)."""
         if self._proc.poll() is None:
@@ -271,19 +275,35 @@ class UfbxReader:
         self._folder.cleanup()
 
 
+_SPARE: list[UfbxReader] = []  #: a reader started after an export, for the next one
+
+
 def start_reader() -> UfbxReader | None:
-    """A :class:`UfbxReader` starting up; None when ufbx is not installed."""
+    """A :class:`UfbxReader` starting up (the one :func:`prepare_next` left waiting,
+    if it is still there); None when ufbx is not installed."""
     if importlib.util.find_spec("ufbx") is None:
         return None
+    while _SPARE:
+        reader = _SPARE.pop()
+        if reader.waiting():
+            return reader
+        reader.close()
     return UfbxReader()
+
+
+def prepare_next() -> None:
+    """Start a reader for the next export now, so that its start-up is not part of that
+    export (a Blender session exporting again); it ends by itself with this process."""
+    if not _SPARE and importlib.util.find_spec("ufbx") is not None:
+        _SPARE.append(UfbxReader())
 
 
 def read_fbx(path: str, times, skinned: bool = False) -> FbxRead | None:
     """The FBX file's nodes at ``times`` seconds as ufbx evaluates them (a
     :class:`UfbxReader`, waited for); None when ufbx is not installed."""
-    reader = start_reader()
-    if reader is None:
+    if importlib.util.find_spec("ufbx") is None:
         return None
+    reader = UfbxReader()
     try:
         reader.request(path, times, skinned)
         return reader.result()

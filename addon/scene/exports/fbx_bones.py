@@ -170,6 +170,12 @@ def _key_bones(rig, action, keyed: dict, frames: list[int]) -> None:
             setattr(pb, path, value[0].tolist())
             pb.keyframe_insert(path, frame=frames[0], group=name)
             wanted[pb.path_from_id(path)] = value
+    fill_keys(action, wanted, frames)
+
+
+def fill_keys(action, wanted: dict, frames: list[int]) -> None:
+    """Give every F-curve of ``action`` whose data path is in ``wanted`` (path ->
+    values ``(T, width)``) a LINEAR key at each of ``frames``, in bulk."""
     frame_col = np.asarray(frames, dtype=np.float32)
     linear = np.full(len(frames), _LINEAR, dtype=np.int32)
     for curves in _curve_lists(action):

@@ -26,7 +26,7 @@ from .... import core
 from ...model.errors import ExportError, InspectorError
 from ...model.exports.animated_gltf import needs_split
 from ...model.exports.animated_split import continuous_split
-from ...model.exports.fbx_check import FbxError, compare, start_reader
+from ...model.exports.fbx_check import FbxError, compare, prepare_next, start_reader
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with
@@ -60,16 +60,14 @@ _CHANNELS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis
 
 
 def _key(obj, frames, trs: core.TRS) -> None:
+    """Key ``obj``'s location, quaternion and scale at ``frames`` (LINEAR): one key per
+    channel creates the curves, then they are filled in bulk."""
     obj.rotation_mode = "QUATERNION"
-    for t, frame in enumerate(frames):
-        obj.location = trs.translation[t].tolist()
-        obj.rotation_quaternion = trs.rotation[t].tolist()
-        obj.scale = trs.scale[t].tolist()
-        for path in ("location", "rotation_quaternion", "scale"):
-            obj.keyframe_insert(path, frame=frame)
-    for curve in _curves(obj):
-        for key in curve.keyframe_points:
-            key.interpolation = "LINEAR"
+    values = {"location": trs.translation, "rotation_quaternion": trs.rotation, "scale": trs.scale}
+    for path, value in values.items():
+        setattr(obj, path, value[0].tolist())
+        obj.keyframe_insert(path, frame=frames[0])
+    fbx_bones.fill_keys(obj.animation_data.action, values, list(frames))
 
 
 def _curves(obj) -> list:
@@ -165,6 +163,7 @@ def write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thres
     finally:
         if reader is not None:
             reader.close()
+        prepare_next()
 
 
 def _write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thresholds, reader) -> FbxResult:
