@@ -7,7 +7,7 @@ export-ready copy, and the read-back check), on the same scenes and frames.
 Scenes: (a) a generated Rigify human rig, torso squashing and stretching 10 of every 30
 frames, a skinned mesh on its deform bones; (b) objects under a parent with animated
 non-uniform scale and bones in every Inherit Scale mode under an animated, scaled
-parent bone (``addon/scene/export_scenes.py``), saved at frame 10; (c) 300 objects
+parent bone (``addon/scene/exports/scenes.py``), saved at frame 10; (c) 300 objects
 whose parents animate non-uniform scale and rotation. Per scene, in one run:
 
 - seconds (best of --repeat): Blender's plain animated export; ours (Blender's export

@@ -98,7 +98,8 @@ def _rig_state(rig):
     }
     action = anim.action.name if anim and anim.action else None
     drivers = tuple((d.data_path, d.mute) for d in anim.drivers) if anim else ()
-    return bones, pose, action, drivers, rig.mode, bpy.context.view_layer.objects.active.name
+    selected = sorted(o.name for o in bpy.context.view_layer.objects if o.select_get())
+    return bones, pose, action, drivers, rig.mode, bpy.context.view_layer.objects.active.name, selected
 
 
 def _skinned_error(scene, read, mesh_name, frames) -> float:
@@ -120,6 +121,7 @@ def _skinned_error(scene, read, mesh_name, frames) -> float:
 def rig_scene(empty_scene):
     rig = export_scenes.inherit_scale_rig(empty_scene)
     bpy.context.view_layer.objects.active = rig
+    empty_scene.objects["Skin"].select_set(True)  # the user's selection: the export must keep it
     bpy.ops.object.mode_set(mode="POSE")  # the user is posing: the export must leave them there
     root = rig.pose.bones["Root"] if hasattr(rig.pose.bones["Root"], "select") else rig.data.bones["Root"]
     root.select = True
