@@ -151,9 +151,13 @@ def export_fbx(filepath: str, frame_range: FrameRange | None) -> None:
         )
 
 
-def write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thresholds = DEFAULT) -> FbxResult:
+def write_fbx(
+    scene, out: str, frame_range: FrameRange | None, thresholds: Thresholds = DEFAULT, *, again: bool = True
+) -> FbxResult:
     """Export ``scene`` to the .fbx ``out`` through the export-ready copy (see the
-    module docstring) and read it back. Written whole or not at all."""
+    module docstring) and read it back. Written whole or not at all. ``again``: start
+    the ufbx reader of the next export now (a session that exports again; the command
+    line, which exports once, says False)."""
     check_writable(out)
     if scene != bpy.context.scene:
         raise ExportError(f"scene '{scene.name}' is not the current scene: Blender's exporter writes the current one")
@@ -163,7 +167,8 @@ def write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thres
     finally:
         if reader is not None:
             reader.close()
-        prepare_next()
+        if again:
+            prepare_next()
 
 
 def _write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thresholds, reader) -> FbxResult:
