@@ -211,7 +211,7 @@ def _write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thre
             not_corrected.append((label, "constraints or linked data: left as it is"))
         else:
             split.append(int(i))
-    outer, inner = continuous_split(local[:, split])
+    outer, inner = continuous_split(local[:, split], small_inner=True)  # away from Euler gimbal lock
     objects = [k for k, i in enumerate(split) if not series.keys[i][1]]
     seconds["prepare"] = time.perf_counter() - t0
 
