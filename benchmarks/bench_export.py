@@ -7,7 +7,7 @@ export-ready copy, and the read-back check), on the same scenes and frames.
 Scenes: (a) a generated Rigify human rig, torso squashing and stretching 10 of every 30
 frames, a skinned mesh on its deform bones; (b) objects under a parent with animated
 non-uniform scale and bones in every Inherit Scale mode under an animated, scaled
-parent bone (``addon/scene/export_scenes.py``), saved at frame 10; (c) 300 objects
+parent bone (``addon/scene/exports/scenes.py``), saved at frame 10; (c) 300 objects
 whose parents animate non-uniform scale and rotation. Per scene, in one run:
 
 - seconds (best of --repeat): Blender's plain animated export; ours (Blender's export
@@ -15,7 +15,10 @@ whose parents animate non-uniform scale and rotation. Per scene, in one run:
   <= 1.5); the half-frame measure (Blender at subframes, not part of the export);
 - relative error of the file read back at every frame (largest matrix-entry
   difference over the largest entry), Blender's plain export vs ours; and at the half
-  frames, what an engine interpolating the keys shows between frames.
+  frames, what an engine interpolating the keys shows between frames;
+- FBX: the same errors (ufbx), the largest per-node error of objects and of joints, and
+  skinned vertices (the file's clusters vs Blender's evaluated mesh, every frame; also
+  without the vertices of B-Bones, which FBX cannot carry).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import bpy
 import numpy as np
 from bench_common import markdown_table
 from hierarchy_inspector.addon.model.exports.animated_gltf import animated_error
-from hierarchy_inspector.addon.model.exports.fbx_check import fbx_error
+from hierarchy_inspector.addon.model.exports.fbx_check import compare, read_fbx
 from hierarchy_inspector.addon.model.exports.gltf_file import Gltf
 from hierarchy_inspector.addon.model.frames import FrameRange
 from hierarchy_inspector.addon.scene.exports import scenes as export_scenes
@@ -82,6 +85,34 @@ def measure(scene, frame_range: FrameRange, repeat: int, folder: str) -> list[st
     ]
 
 
+def _skinned_error(scene, read, frames) -> tuple[float, float]:
+    """Largest distance (units) between the file's skinned vertices and Blender's
+    evaluated meshes over the frames (as sets: the exporter may reorder vertices); the
+    same without the vertices of B-Bones with segments (FBX has no B-Bones)."""
+    worst = plain_bones = 0.0
+    for name, placed in read.skinned.items():
+        obj = scene.objects[name]
+        rig = next((m.object for m in obj.modifiers if m.type == "ARMATURE" and m.object), None)
+        groups = [g.name for g in obj.vertex_groups]
+        for t, frame in enumerate(frames):
+            scene.frame_set(frame)
+            evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+            mesh = evaluated.to_mesh()
+            verts = np.array([(evaluated.matrix_world @ v.co)[:] for v in mesh.vertices])
+            bbone = np.array(
+                [
+                    bool(v.groups) and rig is not None and rig.data.bones[groups[v.groups[0].group]].bbone_segments > 1
+                    for v in mesh.vertices
+                ]
+            )
+            evaluated.to_mesh_clear()
+            dist = np.linalg.norm(placed[t][:, None] - verts[None], axis=-1).min(axis=0)  # per Blender vertex
+            worst = max(worst, float(dist.max()))
+            if (~bbone).any():
+                plain_bones = max(plain_bones, float(dist[~bbone].max()))
+    return worst, plain_bones
+
+
 def measure_fbx(scene, frame_range: FrameRange, repeat: int, folder: str) -> list[str]:
     plain, ours = os.path.join(folder, "plain.fbx"), os.path.join(folder, "ours.fbx")
     plain_s = _best(lambda: export_fbx(plain, frame_range), repeat)
@@ -91,10 +122,21 @@ def measure_fbx(scene, frame_range: FrameRange, repeat: int, folder: str) -> lis
     series = read_frames(scene, frames)
     skinned, _listed = engine_ignored(scene)
     skip = {i for i, (obj, bone) in enumerate(series.keys) if not bone and obj in skinned}
-    plain_err = fbx_error(plain, series.keys, series.world, series.frames / series.fps, skip)
-    if plain_err is None or result.error is None:
-        return ["ufbx not installed", "", "", "", "", "", ""]
-    objects = [v for k, v in result.error.per_node.items() if " > " not in k]
+    times = series.frames / series.fps
+    plain_read, ours_read = read_fbx(plain, times, skinned=True), read_fbx(ours, times, skinned=True)
+    if plain_read is None or ours_read is None or result.error is None:
+        return ["ufbx not installed", "", "", "", "", "", "", "", "", ""]
+    plain_err = compare(plain_read, series.keys, series.world, skip)
+    ours_err = compare(ours_read, series.keys, series.world, skip)
+    objects = [v for k, v in ours_err.per_node.items() if " > " not in k]
+    joints = [v for k, v in ours_err.per_node.items() if " > " in k]
+    plain_skin = _skinned_error(scene, plain_read, frames)
+    ours_skin = _skinned_error(scene, ours_read, frames)
+    skin = (
+        f"{plain_skin[0]:.1e} / {ours_skin[0]:.1e} (no B-Bones: {plain_skin[1]:.1e} / {ours_skin[1]:.1e})"
+        if ours_read.skinned
+        else "-"
+    )
     return [
         f"{len(result.helpers)}",
         f"{len(result.not_corrected)}",
@@ -102,8 +144,9 @@ def measure_fbx(scene, frame_range: FrameRange, repeat: int, folder: str) -> lis
         f"{ours_s:.2f}",
         f"**{ours_s / plain_s:.2f}**",
         f"{plain_err.relative:.2e}",
-        f"{result.error.relative:.2e}",
-        f"{max(objects, default=0.0):.2e}",
+        f"**{ours_err.relative:.2e}**",
+        f"{max(objects, default=0.0):.1e} / {max(joints, default=0.0):.1e}",
+        skin,
     ]
 
 
@@ -155,14 +198,15 @@ def main() -> None:
     print(f"\nFBX (export-ready copy; read back with ufbx): frames 1..{args.frames}; seconds, best of {args.repeat}\n")
     fbx_headers = (
         "scene",
-        "objects given helpers",
-        "sheared bones not corrected",
+        "helpers (objects and bones)",
+        "not corrected",
         "Blender plain",
         "ours",
         "ours / plain",
         "error plain",
-        "error ours (all nodes)",
-        "max error ours, objects only (units)",
+        "error ours",
+        "max error ours, objects / joints (units)",
+        "skinned vertices plain / ours (units)",
     )
     print(markdown_table(fbx_headers, fbx_rows))
 

@@ -17,6 +17,8 @@ _WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 class EngineView:
     def __init__(self, path):
         self.gltf = pygltflib.GLTF2().load(str(path))
+        if not str(path).lower().endswith(".glb"):  # .gltf: the buffer as a data URI or a .bin beside it
+            self.gltf.convert_buffers(pygltflib.BufferFormat.BINARYBLOB)
         self.blob = self.gltf.binary_blob()
         self.parent = {c: i for i, n in enumerate(self.gltf.nodes) for c in (n.children or [])}
 

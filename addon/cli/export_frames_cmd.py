@@ -75,10 +75,10 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
 
 def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
     with signals_deferred(), console.quiet():  # a Ctrl-C inside the exporter would read as its failure
-        result = write_fbx(scene, args.out, frame_range, thresholds)
+        result = write_fbx(scene, args.out, frame_range, thresholds, again=False)  # one export per process
     helpers = f" ({', '.join(result.helpers)})" if result.helpers else ""
     what = f"frame {result.frames[0]}" if frame_range is None else f"frames {frame_range.start}..{frame_range.end}"
-    print(f"wrote {args.out!r}: {what}; {len(result.helpers)} object(s) given a temporary helper{helpers}")
+    print(f"wrote {args.out!r}: {what}; {len(result.helpers)} object(s) and bone(s) given a temporary helper{helpers}")
     for label, why in result.not_corrected:
         print(f"not corrected: '{label}' ({why})")
     err = result.error

@@ -14,16 +14,16 @@ import pytest
 from cli_runner import run_cli
 
 
-def _save(path: Path, rig: bool = True) -> Path:
-    """Sheared objects (and the Inherit Scale rig) saved at frame 10, built in this
-    process (inside a Blender binary too)."""
+def _save(path: Path, rig: bool = True, hidden_rig: bool = False) -> Path:
+    """Sheared objects (and the Inherit Scale rig, hidden when asked) saved at frame 10,
+    built in this process (inside a Blender binary too)."""
     import bpy
     from hierarchy_inspector.addon.scene.exports import scenes as export_scenes
 
     bpy.ops.wm.read_factory_settings(use_empty=True)
     export_scenes.sheared_objects(bpy.context.scene)
     if rig:
-        export_scenes.inherit_scale_rig(bpy.context.scene)
+        export_scenes.inherit_scale_rig(bpy.context.scene).hide_set(hidden_rig)
     bpy.context.scene.frame_set(10)
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
     return path
@@ -84,12 +84,24 @@ def test_bad_range_exits_2_and_writes_nothing(saved_at_10, tmp_path):
     assert not out.exists()
 
 
-def test_fbx_exits_1_when_sheared_bones_cannot_be_kept(saved_at_10, tmp_path):
+def test_fbx_keeps_sheared_bones_exactly(saved_at_10, tmp_path):
     pytest.importorskip("ufbx")
     out = tmp_path / "rig.fbx"
+    before = _digest(saved_at_10)
     result = run_cli("export", saved_at_10, "--target", "fbx", "--out", out, "--frames", "1:25:3")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "6 object(s) and bone(s) given a temporary helper (Skewed, Rig > Child FIX_SHEAR" in result.stdout
+    assert "not corrected" not in result.stdout and _relative(result.stdout) < 1e-5
+    assert out.exists() and _digest(saved_at_10) == before
+
+
+def test_fbx_exits_1_when_sheared_bones_cannot_be_kept(tmp_path):
+    pytest.importorskip("ufbx")
+    blend = _save(tmp_path / "hidden.blend", hidden_rig=True)
+    out = tmp_path / "rig.fbx"
+    result = run_cli("export", blend, "--target", "fbx", "--out", out, "--frames", "1:25:3")
     assert result.returncode == 1, result.stderr[-2000:]
-    assert "not corrected: 'Rig > Child ALIGNED' (a bone" in result.stdout
+    assert "not corrected: 'Rig > Child ALIGNED' (armature hidden" in result.stdout
     assert "over the tolerance 1e-05" in result.stderr and out.exists()
 
 
@@ -98,5 +110,5 @@ def test_fbx_of_objects_is_exact(tmp_path):
     blend = _save(tmp_path / "objects.blend", rig=False)
     result = run_cli("export", blend, "--target", "fbx", "--out", tmp_path / "o.fbx", "--frames", "1:25")
     assert result.returncode == 0, result.stderr[-2000:]
-    assert "1 object(s) given a temporary helper (Skewed)" in result.stdout
+    assert "1 object(s) and bone(s) given a temporary helper (Skewed)" in result.stdout
     assert float(re.search(r"relative error ([0-9.e+-]+)", result.stdout).group(1)) < 1e-5

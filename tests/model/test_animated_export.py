@@ -157,3 +157,24 @@ def test_accumulated_frames_equal_the_single_frame_export_at_every_frame():
     assert doc["frames"] == list(range(1, 8)) and len(doc["nodes"][0]["translation"]) == 7
     rows = accumulated_frames_csv(doc).splitlines()
     assert rows[0].startswith("frame,name") and len(rows) == 1 + 7 * 3
+
+
+def test_small_inner_puts_the_rotation_and_scale_on_the_helper():
+    """A node scaled along its own axes (``R @ diag(s)``, no shear): with ``small_inner``
+    the node's own key is the identity at every frame and the helper holds R and s; the
+    product is exact either way."""
+    rng = np.random.default_rng(3)
+    t_count = 6
+    angles = np.linspace(0.2, 1.4, t_count)
+    local = np.tile(np.eye(4), (t_count, 1, 1, 1))
+    axis = rng.normal(size=3)
+    axis /= np.linalg.norm(axis)
+    for t, a in enumerate(angles):
+        k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+        r = np.eye(3) + np.sin(a) * k + (1 - np.cos(a)) * k @ k
+        local[t, 0, :3, :3] = r @ np.diag([0.5, 1.7, 3.0 + t * 0.1])
+        local[t, 0, :3, 3] = (1.0, 2.0, 3.0)
+    for small in (False, True):
+        outer, inner = continuous_split(local, small_inner=small)
+        assert np.abs(outer.to_matrix() @ inner.to_matrix() - local).max() < 1e-12
+    assert np.allclose(np.abs(inner.rotation[..., 0]), 1.0, atol=1e-12)  # the identity, every frame

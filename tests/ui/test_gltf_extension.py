@@ -5,7 +5,9 @@ settings, the file read back as an engine would (pygltflib) against Blender."""
 from __future__ import annotations
 
 import importlib
+import json
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -110,3 +112,52 @@ def test_static_export_respects_current_frame_and_rest_pose(scene, tmp_path):
     # The exporter's defaults: frame 0 for objects, joints in their rest position.
     bpy.ops.export_scene.gltf(filepath=str(out), export_format="GLB", export_animations=False)
     assert _error(scene, EngineView(out), 0, bones=False) < 1e-5
+
+
+@pytest.mark.parametrize("export_format", ["GLTF_SEPARATE", "GLTF_EMBEDDED"])
+def test_gltf_formats_are_corrected_in_place(scene, tmp_path, export_format):
+    """.gltf with a .bin beside it, or its buffer embedded as base64: the same
+    correction, written back in the same format (the .bin keeps its name)."""
+    scene.hierarchy_inspector_gltf.keep_shear = True
+    out = tmp_path / "exact.gltf"
+    addon = bpy.context.preferences.addons.get("io_scene_gltf2")
+    prefs = addon.preferences if addon is not None else None
+    allowed = getattr(prefs, "allow_embedded_format", None)
+    if export_format == "GLTF_EMBEDDED" and allowed is not None:
+        prefs.allow_embedded_format = True  # Blender 4.2+ offers it only when asked for in its preferences
+    try:
+        assert bpy.ops.export_scene.gltf(
+            filepath=str(out), export_format=export_format, export_animations=True, export_animation_mode="SCENE"
+        ) == {"FINISHED"}
+    finally:
+        if allowed is not None:
+            prefs.allow_embedded_format = allowed
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == (["exact.bin", "exact.gltf"] if export_format == "GLTF_SEPARATE" else ["exact.gltf"])
+    uri = json.loads(out.read_text())["buffers"][0]["uri"]
+    assert uri == "exact.bin" if export_format == "GLTF_SEPARATE" else uri.startswith("data:")
+    with warnings.catch_warnings():  # pygltflib's note that its in-memory copy no longer uses the .bin
+        warnings.simplefilter("ignore", UserWarning)
+        view = EngineView(out)
+    assert sum(n.endswith("(shear helper)") for n in view.names()) == 6
+    for frame in range(1, 26, 3):
+        assert _error(scene, view, frame) < 1e-5, frame
+
+
+def test_a_failed_check_leaves_the_gltf_and_its_bin_as_blender_wrote_them(scene, tmp_path, monkeypatch):
+    from hierarchy_inspector.addon.scene.exports import gltf_hook
+
+    out = tmp_path / "plain.gltf"
+    bpy.ops.export_scene.gltf(
+        filepath=str(out), export_format="GLTF_SEPARATE", export_animations=True, export_animation_mode="SCENE"
+    )
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(gltf_hook, "animated_error", broken)
+    settings = gltf_hook.HookSettings(str(out), animations=True, animation_mode="SCENE")
+    with pytest.raises(OSError):
+        gltf_hook.keep_shear_in_file(scene, settings)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

@@ -85,12 +85,15 @@ def add_animated_helpers(
     if not index:
         return []
     times = np.asarray(times, dtype=np.float64)
-    target = world_matrices_at(gltf, times)  # unmapped nodes: as the file animates them
     scene_nodes = np.fromiter(index.keys(), dtype=np.int64)
     file_nodes = np.fromiter(index.values(), dtype=np.int64)
-    target[:, file_nodes] = expected_worlds([keys[i] for i in scene_nodes], world[:, scene_nodes], conversion)
     parents = gltf.parents()
     fp = parents[file_nodes]
+    if np.isin(fp[fp >= 0], file_nodes).all():  # every parent is a scene node: no need to sample the file
+        target = np.zeros((len(times), len(parents), 4, 4))
+    else:
+        target = world_matrices_at(gltf, times)  # unmapped nodes: as the file animates them
+    target[:, file_nodes] = expected_worlds([keys[i] for i in scene_nodes], world[:, scene_nodes], conversion)
     parent_world = np.where((fp >= 0)[None, :, None, None], target[:, np.maximum(fp, 0)], np.eye(4))
     inverse, singular = core.affine_inverse(parent_world)
     if singular.any():

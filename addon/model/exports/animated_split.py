@@ -9,7 +9,13 @@ every ``V``): frame by frame it jumps, and an engine interpolating between keys 
 swing the node around. :func:`continuous_split` picks, frame after frame, the SVD
 closest to the previous frame's (same axis order, same signs, inside repeated values
 the rotation nearest the previous one) and keeps quaternions in one hemisphere, so
-consecutive keys differ only as much as the matrices do.
+consecutive keys differ only as much as the matrices do. With ``small_inner`` it picks
+at the first frame the SVD whose inner rotation ``V^T`` is nearest the identity (for
+FBX, which writes Euler angles): the helper then carries
+the node's own rotation and scale, and the node a small correction (an arbitrary
+helper rotation could sit near gimbal lock, where exporters that write Euler angles in
+float32, as FBX does, lose precision; glTF writes quaternions and keeps numpy's SVD,
+whose keys interpolate closer to Blender between frames on the Rigify benchmark).
 
 Shapes: ``(T, N, 4, 4)`` local matrices, time first; quaternions ``(w, x, y, z)``;
 column vectors. Loops run over frames only (vectorised over nodes).
@@ -105,7 +111,7 @@ def _align(u, s, v, u0, v0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return u, s, v
 
 
-def continuous_split(local: np.ndarray) -> tuple[core.TRS, core.TRS]:
+def continuous_split(local: np.ndarray, *, small_inner: bool = False) -> tuple[core.TRS, core.TRS]:
     """Exact two-node TRS for every frame and node of ``local (T, N, 4, 4)``:
     ``(outer, inner)`` batches ``(T, N)`` with ``outer.to_matrix() @ inner.to_matrix()
     == local`` (to about ``REPEATED`` times the scale where singular values repeat,
@@ -116,11 +122,14 @@ def continuous_split(local: np.ndarray) -> tuple[core.TRS, core.TRS]:
     u_all = np.empty((t_count, n, 3, 3))
     v_all = np.empty((t_count, n, 3, 3))
     s_all = np.empty((t_count, n, 3))
+    u_svd, s_svd, vt_svd = np.linalg.svd(m[..., :3, :3])  # every frame at once; aligned below
+    v_svd = np.swapaxes(vt_svd, -2, -1)
     for t in range(t_count):
-        u, s, vt = np.linalg.svd(m[t, :, :3, :3])
-        v = np.swapaxes(vt, -2, -1)
+        u, s, v = u_svd[t], s_svd[t], v_svd[t]
         if t:
             u, s, v = _align(u, s, v, u_all[t - 1], v_all[t - 1])
+        elif small_inner:  # the first frame: the SVD whose inner rotation is nearest the identity
+            u, s, v = _align(u, s, v, np.zeros_like(u), np.broadcast_to(np.eye(3), v.shape))
         _proper(u, s, v)
         u_all[t], s_all[t], v_all[t] = u, s, v
     q_outer = continuous_quaternions(core.matrix_to_quat(u_all))

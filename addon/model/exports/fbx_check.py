@@ -39,74 +39,304 @@ import ufbx
 
 # ufbx 0.0.5's bindings free a wrapper's data with the wrapper: every object is kept
 # bound to a name while its fields are read, and the process ends without collecting.
-path, times_json, out = sys.argv[1:4]
-times = json.loads(times_json)
+request = json.loads(sys.stdin.readline() or "null")  # sent once the file is written
+if request is None:
+    os._exit(0)
+path, times, out, skin = request["path"], request["times"], request["out"], request["skinned"]
 scene = ufbx.load_file(path, target_axes=ufbx.axes_right_handed_z_up, target_unit_meters=1.0)
 nodes = scene.nodes
 held = [nodes[k] for k in range(len(nodes))]
 keep = [k for k, node in enumerate(held) if not node.is_root]
 names = [str(held[k].name) for k in keep]
-worlds = np.empty((len(times), len(keep), 4, 4))
+owners = []
+for k in keep:  # a bone's armature: its nearest ancestor that is not a bone
+    node = held[k]
+    owner = ""
+    if node.bone is not None:
+        up = node.parent
+        while up is not None and up.bone is not None:
+            up = up.parent
+        owner = str(up.name) if up is not None and not up.is_root else ""
+    owners.append(owner)
 stacks = scene.anim_stacks
 stack = stacks[0] if len(stacks) else None
 anim = stack.anim if stack is not None else None
-states = []
-for t, time in enumerate(times):
+alive = [stacks, stack, anim]
+
+
+def matrix_rows(m):
+    c0, c1, c2, c3 = m.c0, m.c1, m.c2, m.c3
+    return (c0.x, c1.x, c2.x, c3.x, c0.y, c1.y, c2.y, c3.y, c0.z, c1.z, c2.z, c3.z)
+
+
+def scene_worlds(time):  # ufbx's own evaluation of the whole scene: node_to_world of every node
     state = ufbx.evaluate_scene(scene, anim, float(time)) if anim is not None else scene
-    states.append(state)
     state_nodes = state.nodes
     state_held = [state_nodes[k] for k in range(len(state_nodes))]
-    states.append((state_nodes, state_held))
-    for j, k in enumerate(keep):
-        node = state_held[k]
-        m = node.node_to_world
-        worlds[t, j] = np.eye(4)
-        worlds[t, j, :3, :4] = np.array([[c.x, c.y, c.z] for c in m], dtype=np.float64).T
-np.savez(out, worlds=worlds, names=np.array(names, dtype=object))
+    alive.append((state, state_nodes, state_held))
+    out = np.zeros((len(held), 4, 4))
+    out[:, 3, 3] = 1.0
+    out[:, :3] = np.array([matrix_rows(n.node_to_world) for n in state_held]).reshape(-1, 3, 4)
+    return out
+
+
+def trs_matrices(trs):  # (..., 10) translation, quaternion (x, y, z, w), scale -> (..., 4, 4)
+    t, q, sc = trs[..., :3], trs[..., 3:7], trs[..., 7:]
+    x, y, z, w = np.moveaxis(q, -1, 0)
+    r = np.stack([
+        1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+        2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+        2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y),
+    ], axis=-1).reshape(*q.shape[:-1], 3, 3)
+    m = np.zeros((*trs.shape[:-1], 4, 4))
+    m[..., :3, :3] = r * sc[..., None, :]
+    m[..., :3, 3] = t
+    m[..., 3, 3] = 1.0
+    return m
+
+
+def transform_values(tr):
+    t, r, sc = tr.translation, tr.rotation, tr.scale
+    return (t.x, t.y, t.z, r.x, r.y, r.z, r.w, sc.x, sc.y, sc.z)
+
+
+# Fast path: each node's local transform evaluated by ufbx (only the animated ones at
+# every time), composed parent @ local level by level. It is used only when it matches
+# ufbx's own evaluate_scene at the first and the last time; otherwise evaluate_scene
+# runs at every time.
+full = None
+fast = anim is not None and all(n.inherit_mode == ufbx.InheritMode.NORMAL for n in held)
+if fast:
+    layers = anim.layers
+    alive.append(layers)
+    animated = set()
+    for layer in (layers[i] for i in range(len(layers))):
+        props = layer.anim_props
+        alive += [layer, props]
+        for prop in (props[i] for i in range(len(props))):
+            element = prop.element
+            alive += [prop, element]
+            animated.add(element.element_id)
+    position = {n.element_id: k for k, n in enumerate(held)}
+    parent = np.array([position[n.parent.element_id] if n.parent is not None else -1 for n in held])
+    depth = np.array([n.node_depth for n in held])
+    local = np.empty((len(times), len(held), 10))
+    for k, node in enumerate(held):
+        if node.is_root:
+            continue
+        if node.element_id in animated:
+            local[:, k] = [transform_values(ufbx.evaluate_transform(anim, node, float(t))) for t in times]
+        else:
+            local[:, k] = transform_values(node.local_transform)
+    local_m = trs_matrices(local)
+    root_world = scene_worlds(times[0])
+    full = np.empty((len(times), len(held), 4, 4))
+    for d in range(int(depth.max()) + 1):
+        level = np.flatnonzero(depth == d)
+        top = level[parent[level] < 0]
+        full[:, top] = root_world[top]
+        below = level[parent[level] >= 0]
+        full[:, below] = full[:, parent[below]] @ local_m[:, below]
+    for t in {0, len(times) - 1}:
+        reference = scene_worlds(times[t]) if t else root_world
+        if np.abs(full[t] - reference).max() > 1e-9 * max(1.0, np.abs(reference).max()):
+            full = None
+            break
+if full is None:
+    full = np.array([scene_worlds(t) for t in times])
+worlds = full[:, keep]
+skinned = {}
+if skin:  # linear blend skinning of each mesh by its clusters: sum w * world(bone) @ geometry_to_bone @ v
+    index = {held[k].element_id: j for j, k in enumerate(keep)}
+    for k in keep:
+        node = held[k]
+        mesh = node.mesh
+        alive.append(mesh)
+        if mesh is None:
+            continue
+        deformers = mesh.skin_deformers
+        alive.append(deformers)
+        if not len(deformers):
+            continue
+        verts = mesh.vertices
+        alive.append(verts)
+        held_verts = [verts[i] for i in range(len(verts))]
+        alive.append(held_verts)
+        pos = np.array([(v.x, v.y, v.z, 1.0) for v in held_verts])
+        deformer = deformers[0]
+        clusters = deformer.clusters
+        alive += [deformer, clusters]
+        placed = np.zeros((len(times), len(pos), 3))
+        total = np.zeros(len(pos))
+        for c in range(len(clusters)):
+            cluster = clusters[c]
+            cluster_vertices, cluster_weights, g, bone_node = (
+                cluster.vertices, cluster.weights, cluster.geometry_to_bone, cluster.bone_node
+            )
+            alive += [cluster, cluster_vertices, cluster_weights, g, bone_node]
+            ids = np.array([cluster_vertices[i] for i in range(len(cluster_vertices))], dtype=np.int64)
+            w = np.array([cluster_weights[i] for i in range(len(cluster_weights))], dtype=np.float64)
+            if not len(ids):
+                continue
+            c0, c1, c2, c3 = g.c0, g.c1, g.c2, g.c3
+            alive += [c0, c1, c2, c3]
+            g2b = np.array([[c0.x, c1.x, c2.x, c3.x], [c0.y, c1.y, c2.y, c3.y], [c0.z, c1.z, c2.z, c3.z], [0, 0, 0, 1]])
+            bone = worlds[:, index[bone_node.element_id]] @ g2b  # (T, 4, 4)
+            np.add.at(placed, (slice(None), ids), w[None, :, None] * np.einsum("tij,vj->tvi", bone[:, :3], pos[ids]))
+            np.add.at(total, ids, w)
+        skinned[str(node.name)] = placed / np.maximum(total, 1e-300)[None, :, None]
+np.savez(out, worlds=worlds, names=np.array(names, dtype=object), owners=np.array(owners, dtype=object),
+         skin_names=np.array(list(skinned), dtype=object), **{f"skin{j}": v for j, v in enumerate(skinned.values())})
 sys.stdout.flush()
 os._exit(0)
 """
 
 
-def fbx_worlds(path: str, times) -> tuple[list[str], np.ndarray] | None:
-    """``(names, worlds (T, nodes, 4, 4))`` of every non-root node of the FBX file at
-    ``times`` seconds, read by ufbx; None when ufbx is not installed.
+class FbxRead(NamedTuple):
+    """An FBX file's non-root nodes as ufbx evaluates them."""
 
-    ufbx runs in a separate Python process: its bindings crash in a process that also
-    holds Blender (Blender links its own ufbx), and when their objects are freed in
-    some orders; the result is taken from the file it saves before exiting."""
-    if importlib.util.find_spec("ufbx") is None:
-        return None
-    with tempfile.TemporaryDirectory() as folder:
-        out = os.path.join(folder, "worlds.npz")
-        times_json = json.dumps([float(t) for t in times])
+    names: list  #: node names
+    owners: list  #: for bones, their armature's node name; '' for other nodes
+    worlds: np.ndarray  #: (T, nodes, 4, 4) node_to_world at the asked times (Blender's axes, metres)
+    skinned: dict  #: mesh name -> (T, V, 3) vertices skinned by the file's clusters (when asked)
+
+    def index(self) -> dict:
+        """``(armature or '', name) -> node column``: bones under their armature, others by name."""
+        return {(owner, name): k for k, (owner, name) in enumerate(zip(self.owners, self.names, strict=True))}
+
+
+class UfbxReader:
+    """ufbx in its own Python process, started at once so that its start-up (Python,
+    numpy, ufbx) overlaps the caller's work; :meth:`request` sends it a file to read,
+    :meth:`result` waits for the answer (the caller can go on working, e.g. undoing its
+    edits, in between); :meth:`close` ends it unused.
+
+    ufbx runs in its own process: its bindings crash in a process that also holds
+    Blender (Blender links its own ufbx), and when their objects are freed in some
+    orders; the result is taken from the file it saves before exiting."""
+
+    def __init__(self):
+        self._folder = tempfile.TemporaryDirectory()
+        self._out = os.path.join(self._folder.name, "read.npz")
+        self._path = ""
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # the same packages
         python = sys.executable
         if os.path.basename(python).lower().startswith("blender"):  # not a Python interpreter
             python = shutil.which("python3") or python
-        run = subprocess.run(
-            [python, "-c", _READER, path, times_json, out], capture_output=True, text=True, timeout=600, env=env
+        self._proc = subprocess.Popen(
+            [python, "-c", _READER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
         )
-        if not os.path.exists(out):
-            raise GltfError(f"ufbx could not read {path!r}: {run.stderr.strip().splitlines()[-1:] or run.returncode}")
-        data = np.load(out, allow_pickle=True)
-        return [str(n) for n in data["names"]], np.array(data["worlds"])
+
+    def request(self, path: str, times, skinned: bool = False) -> None:
+        """Read ``path`` at ``times (T,)`` seconds; ``skinned``: also place every skinned
+        mesh's vertices with the file's clusters."""
+        self._path = path
+        message = {"path": path, "times": [float(t) for t in times], "out": self._out, "skinned": bool(skinned)}
+        assert self._proc.stdin is not None
+        self._proc.stdin.write(json.dumps(message) + "\n")
+        self._proc.stdin.flush()
+
+    def result(self) -> FbxRead:
+        try:
+            try:
+                _stdout, stderr = self._proc.communicate(timeout=600)
+            except BaseException:
+                self._proc.kill()
+                self._proc.wait()
+                raise
+            if not os.path.exists(self._out):
+                last = stderr.strip().splitlines()[-1:] or self._proc.returncode
+                raise GltfError(f"ufbx could not read {self._path!r}: {last}")
+            data = np.load(self._out, allow_pickle=True)
+            skinned = {str(n): np.array(data[f"skin{j}"]) for j, n in enumerate(data["skin_names"])}
+            return FbxRead(
+                [str(n) for n in data["names"]], [str(n) for n in data["owners"]], np.array(data["worlds"]), skinned
+            )
+        finally:
+            self._folder.cleanup()
+
+    def waiting(self) -> bool:
+        """True while the process runs and nothing has been requested."""
+        return not self._path and self._proc.poll() is None
+
+    def close(self) -> None:
+        """End the process if it is still waiting (nothing was requested)."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait()
+        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            if stream is not None:
+                stream.close()
+        self._folder.cleanup()
+
+
+_SPARE: list[UfbxReader] = []  #: a reader started after an export, for the next one
+
+
+def start_reader() -> UfbxReader | None:
+    """A :class:`UfbxReader` starting up (the one :func:`prepare_next` left waiting,
+    if it is still there); None when ufbx is not installed."""
+    if importlib.util.find_spec("ufbx") is None:
+        return None
+    while _SPARE:
+        reader = _SPARE.pop()
+        if reader.waiting():
+            return reader
+        reader.close()
+    return UfbxReader()
+
+
+def prepare_next() -> None:
+    """Start a reader for the next export now, so that its start-up is not part of that
+    export (a Blender session exporting again); it ends by itself with this process."""
+    if not _SPARE and importlib.util.find_spec("ufbx") is not None:
+        _SPARE.append(UfbxReader())
+
+
+def read_fbx(path: str, times, skinned: bool = False) -> FbxRead | None:
+    """The FBX file's nodes at ``times`` seconds as ufbx evaluates them (a
+    :class:`UfbxReader`, waited for); None when ufbx is not installed."""
+    if importlib.util.find_spec("ufbx") is None:
+        return None
+    reader = UfbxReader()
+    try:
+        reader.request(path, times, skinned)
+        return reader.result()
+    finally:
+        reader.close()
+
+
+def fbx_worlds(path: str, times) -> tuple[list[str], np.ndarray] | None:
+    """``(names, worlds (T, nodes, 4, 4))`` of every non-root node of the FBX file at
+    ``times`` seconds, read by ufbx; None when ufbx is not installed."""
+    read = read_fbx(path, times)
+    return None if read is None else (read.names, read.worlds)
+
+
+def compare(read: FbxRead, keys, world: np.ndarray, skip=frozenset()) -> FbxError:
+    """The file's nodes as read against Blender's ``world (T, N, 4, 4)`` at the same
+    times: objects by name, bones by name under their armature. Scene nodes in ``skip``
+    and nodes the file lacks are left out."""
+    index = read.index()
+    column = {i: index.get((obj, bone) if bone else ("", obj)) for i, (obj, bone) in enumerate(keys) if i not in skip}
+    checked = np.array([i for i, k in column.items() if k is not None], dtype=np.int64)
+    if not len(checked):
+        return FbxError(0.0, 0.0, {}, 0)
+    cols = np.array([column[int(i)] for i in checked], dtype=np.int64)
+    diff = np.abs(read.worlds[:, cols] - world[:, checked]).max(axis=(0, -2, -1))  # (M,)
+    per_node = {node_label(*keys[int(i)]): float(d) for i, d in zip(checked, diff, strict=True)}
+    worst = float(diff.max())
+    scale = max(1.0, float(np.abs(world[:, checked]).max()))
+    return FbxError(worst / scale, worst, per_node, len(checked))
 
 
 def fbx_error(path: str, keys, world: np.ndarray, times, skip=frozenset()) -> FbxError | None:
     """The file's nodes at ``times (T,)`` seconds against Blender's ``world (T, N, 4,
-    4)``; None without ufbx. Scene nodes in ``skip`` and nodes the file lacks are left out."""
-    read = fbx_worlds(path, times)
-    if read is None:
-        return None
-    names, got = read
-    index = {n: k for k, n in enumerate(names)}
-    per_node, worst = {}, 0.0
-    checked = [i for i, (obj, bone) in enumerate(keys) if i not in skip and (bone or obj) in index]
-    for i in checked:
-        obj, bone = keys[i]
-        diff = float(np.abs(got[:, index[bone or obj]] - world[:, i]).max())
-        per_node[node_label(obj, bone)] = diff
-        worst = max(worst, diff)
-    scale = max(1.0, float(np.abs(world[:, checked]).max())) if checked else 1.0
-    return FbxError(worst / scale, worst, per_node, len(checked))
+    4)`` (:func:`compare`); None without ufbx."""
+    read = read_fbx(path, times)
+    return None if read is None else compare(read, keys, world, skip)

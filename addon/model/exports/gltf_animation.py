@@ -30,7 +30,7 @@ def read_accessor(gltf: Gltf, index: int) -> np.ndarray:
     acc = gltf.doc["accessors"][index]
     view = gltf.doc["bufferViews"][acc["bufferView"]]
     if view.get("buffer", 0) != 0 or gltf.binary is None:
-        raise GltfError("animation data outside the GLB's binary chunk is not supported")
+        raise GltfError("animation data outside the file's first buffer is not supported")
     dtype = np.dtype(_COMPONENTS[acc["componentType"]]).newbyteorder("<")
     width = _WIDTH[acc["type"]]
     count = acc["count"]

@@ -1,5 +1,9 @@
 """Minimal glTF 2.0 reading and node editing (JSON + GLB container), no dependencies.
 
+Buffer 0 is the file's binary data wherever it lives: the GLB's BIN chunk, a base64
+``data:`` URI (.gltf embedded) or a .bin file beside the .gltf (.gltf separate);
+:meth:`Gltf.save` writes it back the same way.
+
 Used to measure an export the way a viewer reads it (node TRS / matrix composed from
 the scene roots down) and to insert helper nodes above joints whose local matrix
 Blender's exporter could not write (bones cannot get helper empties in Blender).
@@ -7,8 +11,11 @@ Blender's exporter could not write (bones cannot get helper empties in Blender).
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import struct
+import urllib.parse
 
 import numpy as np
 
@@ -20,16 +27,31 @@ _JSON_CHUNK = 0x4E4F534A
 _BIN_CHUNK = 0x004E4942
 
 
+_DATA_PREFIX = "data:application/octet-stream;base64,"
+
+
 class Gltf:
-    """A glTF document: ``doc`` is the JSON dict, ``binary`` the GLB BIN chunk (or None)."""
+    """A glTF document: ``doc`` is the JSON dict, ``binary`` buffer 0's bytes (the GLB
+    BIN chunk, an embedded data URI or the separate .bin; None without buffers)."""
 
     def __init__(self, doc: dict, binary: bytes | None, is_glb: bool):
         self.doc = doc
         self.binary = binary
         self.is_glb = is_glb
 
+    def buffer_file(self) -> str | None:
+        """Buffer 0's separate file (its URI, relative to the .gltf), or None (GLB,
+        embedded or no buffer)."""
+        buffers = self.doc.get("buffers", [])
+        uri = buffers[0].get("uri") if buffers and not self.is_glb else None
+        if uri is None or uri.startswith("data:"):
+            return None
+        return urllib.parse.unquote(uri)
+
     @classmethod
-    def load(cls, path: str) -> Gltf:
+    def load(cls, path: str, buffer_path: str | None = None) -> Gltf:
+        """Read a .glb or .gltf; a separate buffer from ``buffer_path`` when given (else
+        from its URI beside ``path``)."""
         with open(path, "rb") as f:
             data = f.read()
         if data[:4] == b"glTF":
@@ -49,16 +71,43 @@ class Gltf:
                 raise GltfError(f"{path}: GLB without a JSON chunk")
             return cls(doc, binary, True)
         try:
-            return cls(json.loads(data.decode("utf-8")), None, False)
+            gltf = cls(json.loads(data.decode("utf-8")), None, False)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise GltfError(f"{path}: neither GLB nor glTF JSON ({exc})") from None
+        buffers = gltf.doc.get("buffers", [])
+        uri = buffers[0].get("uri") if buffers else None
+        if uri is not None and uri.startswith("data:"):
+            try:
+                gltf.binary = base64.b64decode(uri.split(",", 1)[1], validate=True)
+            except (IndexError, ValueError) as exc:
+                raise GltfError(f"{path!r}: buffer 0 is not a base64 data URI ({exc})") from None
+        elif uri is not None:
+            source = buffer_path or os.path.join(os.path.dirname(path), gltf.buffer_file() or "")
+            try:
+                with open(source, "rb") as f:
+                    gltf.binary = f.read()
+            except OSError as exc:
+                raise GltfError(f"{path!r}: its buffer {source!r} cannot be read ({exc.strerror})") from None
+        return gltf
 
-    def save(self, path: str) -> None:
-        text = json.dumps(self.doc, separators=(",", ":")).encode("utf-8")
+    def save(self, path: str, buffer_path: str | None = None) -> None:
+        """Write the document to ``path``; a separate buffer goes to ``buffer_path``
+        (default: its URI beside ``path``; the URI itself is kept), an embedded one back
+        into its data URI."""
         if not self.is_glb:
+            buffers = self.doc.get("buffers", [])
+            if buffers and self.binary is not None:
+                separate = self.buffer_file()
+                if separate is None:
+                    buffers[0]["uri"] = _DATA_PREFIX + base64.b64encode(self.binary).decode("ascii")
+                else:
+                    with open(buffer_path or os.path.join(os.path.dirname(path), separate), "wb") as f:
+                        f.write(self.binary)
+            text = json.dumps(self.doc, separators=(",", ":")).encode("utf-8")
             with open(path, "wb") as f:
                 f.write(text)
             return
+        text = json.dumps(self.doc, separators=(",", ":")).encode("utf-8")
         text += b" " * (-len(text) % 4)
         chunks = struct.pack("<II", len(text), _JSON_CHUNK) + text
         if self.binary is not None:

@@ -7,8 +7,11 @@ actions removed, the objects' parenting, rotation mode and actions put back), so
 user's scene is as it was. The file is then read back with ufbx (an independent FBX
 reader) and compared with Blender at every exported frame.
 
-Not corrected (listed by name): bones (FBX joints are bones of the armature: a helper
-would be a new bone), objects deformed by their parent, objects with constraints.
+Bones whose local matrix holds shear get a temporary helper BONE above them the same
+way (:mod:`.fbx_bones`: edit bones, keyed pose, all undone).
+
+Not corrected (listed by name): objects with constraints or linked data, bones of
+linked, shared or hidden armatures.
 """
 
 from __future__ import annotations
@@ -20,10 +23,10 @@ import bpy
 import numpy as np
 
 from .... import core
-from ...model.errors import ExportError
+from ...model.errors import ExportError, InspectorError
 from ...model.exports.animated_gltf import needs_split
 from ...model.exports.animated_split import continuous_split
-from ...model.exports.fbx_check import FbxError, fbx_error
+from ...model.exports.fbx_check import FbxError, compare, prepare_next, start_reader
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with
@@ -31,13 +34,14 @@ from ...model.thresholds import DEFAULT, Thresholds
 from ..blender_output import run_exporter
 from ..edits.editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, parent_matrix, to_blender
 from ..frames import read_frames, timeline_range
+from . import fbx_bones
 from .gltf_hook import engine_ignored
 
 
 class FbxResult(NamedTuple):
     error: FbxError | None  #: the file read back with ufbx (None: ufbx is not installed)
     frames: list
-    helpers: list  #: labels of the objects given a temporary helper
+    helpers: list  #: labels of the objects and bones given a temporary helper
     not_corrected: list  #: (label, why) nodes whose local shear the file drops
     seconds: dict
 
@@ -56,16 +60,14 @@ _CHANNELS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis
 
 
 def _key(obj, frames, trs: core.TRS) -> None:
+    """Key ``obj``'s location, quaternion and scale at ``frames`` (LINEAR): one key per
+    channel creates the curves, then they are filled in bulk."""
     obj.rotation_mode = "QUATERNION"
-    for t, frame in enumerate(frames):
-        obj.location = trs.translation[t].tolist()
-        obj.rotation_quaternion = trs.rotation[t].tolist()
-        obj.scale = trs.scale[t].tolist()
-        for path in ("location", "rotation_quaternion", "scale"):
-            obj.keyframe_insert(path, frame=frame)
-    for curve in _curves(obj):
-        for key in curve.keyframe_points:
-            key.interpolation = "LINEAR"
+    values = {"location": trs.translation, "rotation_quaternion": trs.rotation, "scale": trs.scale}
+    for path, value in values.items():
+        setattr(obj, path, value[0].tolist())
+        obj.keyframe_insert(path, frame=frames[0])
+    fbx_bones.fill_keys(obj.animation_data.action, values, list(frames))
 
 
 def _curves(obj) -> list:
@@ -149,12 +151,27 @@ def export_fbx(filepath: str, frame_range: FrameRange | None) -> None:
         )
 
 
-def write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thresholds = DEFAULT) -> FbxResult:
+def write_fbx(
+    scene, out: str, frame_range: FrameRange | None, thresholds: Thresholds = DEFAULT, *, again: bool = True
+) -> FbxResult:
     """Export ``scene`` to the .fbx ``out`` through the export-ready copy (see the
-    module docstring) and read it back. Written whole or not at all."""
+    module docstring) and read it back. Written whole or not at all. ``again``: start
+    the ufbx reader of the next export now (a session that exports again; the command
+    line, which exports once, says False)."""
     check_writable(out)
     if scene != bpy.context.scene:
         raise ExportError(f"scene '{scene.name}' is not the current scene: Blender's exporter writes the current one")
+    reader = start_reader()  # its start-up overlaps the frames read and the export
+    try:
+        return _write_fbx(scene, out, frame_range, thresholds, reader)
+    finally:
+        if reader is not None:
+            reader.close()
+        if again:
+            prepare_next()
+
+
+def _write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thresholds, reader) -> FbxResult:
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     frames = frame_range.frames() if frame_range else [scene.frame_current]
@@ -173,13 +190,19 @@ def write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thres
     needs = needs_split(local, parent_world[keep], thresholds)
     skinned, _listed = engine_ignored(scene)
     split: list[int] = []
+    bones: dict[str, list[tuple[str, int]]] = {}
     not_corrected: list[tuple[str, str]] = []
     for i in np.flatnonzero(needs):
         obj_name, bone = series.keys[i]
         label = node_label(obj_name, bone)
         obj = bpy.data.objects.get(obj_name)
         if bone:
-            not_corrected.append((label, "a bone: FBX joints cannot get helper nodes"))
+            why = fbx_bones.editable(obj, bpy.context.view_layer) if obj is not None else "missing"
+            if why:
+                not_corrected.append((label, why))
+            else:
+                bones.setdefault(obj_name, []).append((bone, len(split)))
+                split.append(int(i))
         elif obj_name in skinned or (
             obj is not None and obj.parent_type in DEFORMING_PARENTS and obj.type in DEFORMABLE
         ):
@@ -188,25 +211,44 @@ def write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thres
             not_corrected.append((label, "constraints or linked data: left as it is"))
         else:
             split.append(int(i))
-    outer, inner = continuous_split(local[:, split])
+    outer, inner = continuous_split(local[:, split], small_inner=True)  # away from Euler gimbal lock
+    objects = [k for k, i in enumerate(split) if not series.keys[i][1]]
     seconds["prepare"] = time.perf_counter() - t0
+
+    skip = {i for i, (obj, bone) in enumerate(series.keys) if not bone and obj in skinned}
+    times = np.asarray(frames, dtype=np.float64) / series.fps
+    checked: dict = {}
 
     def write(tmp: str) -> None:
         t1 = time.perf_counter()
-        edits = _apply(scene, series, frames, split, outer, inner) if split else []
+        edits = _apply(scene, series, frames, [split[k] for k in objects], outer[:, objects], inner[:, objects])
         try:
-            t2 = time.perf_counter()
-            export_fbx(tmp, frame_range)
-            seconds["blender_export"] = time.perf_counter() - t2
+            bone_edits = fbx_bones.apply(scene, bones, frames, outer, inner) if bones else None
+            try:
+                t2 = time.perf_counter()
+                export_fbx(tmp, frame_range)
+                seconds["blender_export"] = time.perf_counter() - t2
+                if reader is not None:
+                    reader.request(tmp, times)  # ufbx reads while the edits are undone
+            finally:
+                if bone_edits is not None:
+                    fbx_bones.restore(bone_edits)
         finally:
             _undo(edits)
-        seconds["edits"] = time.perf_counter() - t1 - seconds["blender_export"]
+        t3 = time.perf_counter()
+        seconds["edits"] = t3 - t1 - seconds["blender_export"]
+        try:  # a reader failure is raised once the file is written, as before
+            checked["read"] = reader.result() if reader is not None else None
+        except InspectorError as exc:
+            checked["failed"] = exc
+        seconds["check"] = time.perf_counter() - t3
 
     write_with(out, write)
-    t3 = time.perf_counter()
-    skip = {i for i, (obj, bone) in enumerate(series.keys) if not bone and obj in skinned}
-    fps = series.fps
-    error = fbx_error(out, series.keys, world[keep], np.asarray(frames, dtype=np.float64) / fps, skip)
-    seconds["check"] = time.perf_counter() - t3
+    if "failed" in checked:
+        raise checked["failed"]
+    t4 = time.perf_counter()
+    read = checked.get("read")
+    error = compare(read, series.keys, world[keep], skip) if read is not None else None
+    seconds["check"] += time.perf_counter() - t4
     labels = [node_label(*series.keys[i]) for i in split]
     return FbxResult(error, frames, labels, not_corrected, seconds)

@@ -96,8 +96,8 @@ def keep_shear_in_file(
     ``wanted``: the frames the file must match (default: what the file holds, see the
     module docstring)."""
     path = settings.filepath
-    if not path.lower().endswith(".glb"):
-        return HookResult(False, "only the glTF Binary (.glb) format is corrected", [], None, [])
+    if not path.lower().endswith((".glb", ".gltf")):
+        return HookResult(False, "not a .glb or .gltf file", [], None, [])
     gltf = Gltf.load(path)
     fps = scene.render.fps / scene.render.fps_base
     times = key_times(gltf)
@@ -138,12 +138,21 @@ def keep_shear_in_file(
         )
     except ExportError as exc:
         return HookResult(False, str(exc), [], None, [])
-    tmp = path + ".partial.glb"
+    # Written beside the originals, checked, then renamed over them. A separate .bin
+    # (.gltf separate) is renamed first: the correction only appends to the buffer, so
+    # the old .gltf still reads the new .bin if the second rename never happens.
+    tmp = path + ".partial" + os.path.splitext(path)[1]
+    separate = gltf.buffer_file()
+    bin_path = os.path.join(os.path.dirname(path), separate) if separate else None
+    tmp_bin = bin_path + ".partial" if bin_path else None
     try:
-        gltf.save(tmp)
-        error = animated_error(Gltf.load(tmp), series.keys, series.world, times, conversion, skip)
+        gltf.save(tmp, tmp_bin)
+        error = animated_error(Gltf.load(tmp, tmp_bin), series.keys, series.world, times, conversion, skip)
+        if bin_path and tmp_bin:
+            os.replace(tmp_bin, bin_path)
         os.replace(tmp, path)
     finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        for leftover in (tmp, tmp_bin):
+            if leftover and os.path.exists(leftover):
+                os.remove(leftover)
     return HookResult(True, "", helpers, error, [int(f) for f in frames], series.keys, frozenset(skip))

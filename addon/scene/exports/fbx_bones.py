@@ -1,0 +1,295 @@
+"""Helper bones for the FBX export-ready copy: FBX joints are the armature's bones, so
+a bone whose local matrix holds shear gets a temporary helper BONE above it for the
+length of the export, and every edit is undone afterwards.
+
+Blender's FBX exporter writes each bone's local TRS as ``inv(parent.matrix) @
+bone.matrix`` (pose matrices in armature space, decomposed: shear dropped) with
+InheritType RSrs (plain matrix composition, which ufbx and engines evaluate as
+``parent @ local``). So the pose matrices of the copy are made to be
+
+    helper.matrix = parent.matrix @ outer(t),   bone.matrix = helper.matrix @ inner(t)
+
+with ``(outer, inner)`` the continuous exact split of Blender's original local matrix
+(:func:`..model.exports.animated_split.continuous_split`): their product is the
+original pose matrix at every exported frame, and each factor is one TRS.
+
+The edit, per armature: in edit mode a helper bone with the bone's rest head, tail and
+roll, parented (not connected) to the bone's parent; the bone re-parented to it, not
+connected; both Inherit Scale FULL, inheriting rotation, local location. In pose: the
+bone's constraints and the drivers of its transform channels muted, both bones'
+channels keyed (LINEAR) at every exported frame in a temporary copy of the armature's
+action, from which the bone's own transform curves are removed: ``basis =
+inv(rest_rel) @ target_local`` (Blender's ``pose = parent_pose @ rest_rel @ basis`` for
+Inherit Scale FULL). :func:`restore` puts back the edit bones (parents, connection,
+inheritance), removes the helpers and the temporary action, and restores the action,
+its slot, the constraints, drivers, rotation modes and channel values, the active
+object and its mode. Vertex groups keep the bone's name: skinned meshes follow it.
+
+Shapes: ``(T, K, 4, 4)`` local matrices (armature space relative to the parent bone,
+or to the armature for root bones), time first; quaternions ``(w, x, y, z)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import bpy
+import numpy as np
+
+from .... import core
+from ...model.exports.animated_split import continuous_quaternions
+from ..edits.editing import as_np
+
+_TRANSFORMS = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle", "scale")
+_BONE_FLAGS = ("use_connect", "inherit_scale", "use_inherit_rotation", "use_local_location", "use_relative_parent")
+_LINEAR = 1  # Keyframe.interpolation 'LINEAR' (BEZT_IPO_LIN)
+
+
+class _Bone(NamedTuple):
+    name: str
+    parent: str | None
+    flags: tuple
+    rotation_mode: str
+    channels: tuple
+
+
+class _Armature(NamedTuple):
+    obj: object
+    bones: list  #: _Bone of each sheared bone
+    helpers: list  #: helper bone names, in the order of ``bones``
+    had_anim: bool
+    action: object  #: the user's action (or None)
+    slot: object  #: the user's action slot (Blender 4.4+; else None)
+    temp: list  #: the temporary action, once made
+    muted: list  #: (constraint or driver F-curve, its mute before)
+
+
+class BoneEdits(NamedTuple):
+    armatures: list
+    active: Any  #: the active object before (an Object, or None)
+    mode: Any  #: its mode
+
+
+def editable(obj, view_layer) -> str:
+    """Why the armature ``obj`` cannot get helper bones ('' when it can)."""
+    if obj.library is not None or getattr(obj, "override_library", None) is not None:
+        return "linked armature: left as it is"
+    if obj.data.library is not None or obj.data.users > 1:
+        return "armature data linked or shared: left as it is"
+    if view_layer.objects.get(obj.name) is None or not obj.visible_get(view_layer=view_layer):
+        return "armature hidden or not in the view layer: left as it is"
+    return ""
+
+
+def _switch(mode: Any) -> None:
+    """The active object's mode, through the operator itself: ``bpy.ops`` evaluates the
+    whole scene before and after every call (for a Rigify rig about 0.06 s each, and the
+    export evaluates every frame anyway). Blender before 4.0 goes through ``bpy.ops``."""
+    try:
+        from _bpy import ops as _ops  # type: ignore[import-not-found]  # Blender's operator caller
+    except ImportError:  # pragma: no cover - always there in Blender
+        _ops = None
+    if _ops is None or bpy.app.version < (4, 0, 0):
+        bpy.ops.object.mode_set(mode=mode)
+        return
+    if "FINISHED" not in _ops.call("object.mode_set", {"mode": mode}):
+        raise RuntimeError(f"Blender could not switch the active object to {mode} mode")
+
+
+def _mode_set(obj, mode: Any) -> None:
+    bpy.context.view_layer.objects.active = obj
+    if obj.mode != mode:
+        _switch(mode)
+
+
+def _action_slot(anim):
+    return getattr(anim, "action_slot", None)
+
+
+def _curve_lists(action) -> list:
+    """The F-curve collections of ``action`` (legacy, or every channel bag)."""
+    layers = getattr(action, "layers", None)
+    if layers:
+        return [bag.fcurves for layer in layers for strip in layer.strips for bag in strip.channelbags]
+    return [action.fcurves] if hasattr(action, "fcurves") else []
+
+
+def _bone_paths(name: str) -> set[str]:
+    quoted = bpy.utils.escape_identifier(name)
+    return {f'pose.bones["{quoted}"].{channel}' for channel in _TRANSFORMS}
+
+
+def _edit_structure(arm, bones: list[str], saved: list[_Bone], helpers: list[str]) -> None:
+    """In edit mode: a helper above each bone; what to restore and the helpers' names
+    are appended to ``saved`` and ``helpers`` as it goes."""
+    for name in bones:
+        eb = arm.edit_bones[name]
+        saved.append(
+            _Bone(name, eb.parent.name if eb.parent else None, tuple(getattr(eb, f) for f in _BONE_FLAGS), "", ())
+        )
+        helper = arm.edit_bones.new(f"{name} (shear helper)")
+        helpers.append(helper.name)
+        helper.head, helper.tail, helper.roll = eb.head.copy(), eb.tail.copy(), eb.roll
+        helper.parent = eb.parent
+        helper.use_deform = False
+        for bone in (helper, eb):
+            bone.use_connect = False
+            bone.inherit_scale = "FULL"
+            bone.use_inherit_rotation = True
+            bone.use_local_location = True
+            bone.use_relative_parent = False
+        eb.parent = helper
+
+
+def _basis(arm, pairs: list[tuple[str, str]], outer: core.TRS, inner: core.TRS) -> tuple[core.TRS, core.TRS]:
+    """Pose channels ``(T, K)`` of the helpers and the bones ``pairs`` (helper, bone)
+    that give ``outer`` and ``inner (T, K)`` as their local matrices (``basis =
+    inv(rest_rel) @ local``), all at once."""
+    rest_h = np.array([as_np(arm.bones[h].matrix_local) for h, _b in pairs])
+    rest_p = np.array(
+        [as_np(arm.bones[h].parent.matrix_local) if arm.bones[h].parent else np.eye(4) for h, _b in pairs]
+    )
+    rest_b = np.array([as_np(arm.bones[b].matrix_local) for _h, b in pairs])
+    out = []
+    for rest_rel, trs in ((np.linalg.inv(rest_p) @ rest_h, outer), (np.linalg.inv(rest_h) @ rest_b, inner)):
+        d = core.decompose(np.linalg.inv(rest_rel)[None] @ trs.to_matrix())
+        out.append(core.TRS(d.translation, continuous_quaternions(d.rotation), d.scale))
+    return out[0], out[1]
+
+
+def _key_bones(rig, action, keyed: dict, frames: list[int]) -> None:
+    """Key each bone of ``keyed`` (name -> TRS ``(T,)``) at ``frames``: location,
+    quaternion, scale, LINEAR. One key inserted per channel creates the curve where
+    Blender wants it (legacy or layered actions); the curves are then filled in bulk."""
+    wanted = {}
+    for name, trs in keyed.items():
+        pb = rig.pose.bones[name]
+        pb.rotation_mode = "QUATERNION"
+        values = {"location": trs.translation, "rotation_quaternion": trs.rotation, "scale": trs.scale}
+        for path, value in values.items():
+            setattr(pb, path, value[0].tolist())
+            pb.keyframe_insert(path, frame=frames[0], group=name)
+            wanted[pb.path_from_id(path)] = value
+    fill_keys(action, wanted, frames)
+
+
+def fill_keys(action, wanted: dict, frames: list[int]) -> None:
+    """Give every F-curve of ``action`` whose data path is in ``wanted`` (path ->
+    values ``(T, width)``) a LINEAR key at each of ``frames``, in bulk."""
+    frame_col = np.asarray(frames, dtype=np.float32)
+    linear = np.full(len(frames), _LINEAR, dtype=np.int32)
+    for curves in _curve_lists(action):
+        for fc in curves:
+            if fc.data_path not in wanted:
+                continue
+            value = wanted[fc.data_path]
+            points = fc.keyframe_points
+            if len(points) < len(frames):
+                points.add(len(frames) - len(points))
+            co = np.stack([frame_col, value[:, fc.array_index].astype(np.float32)], axis=-1)
+            points.foreach_set("co", co.ravel())
+            points.foreach_set("interpolation", linear)
+            fc.update()
+
+
+def apply(scene, per_armature: dict, frames: list[int], outer: core.TRS, inner: core.TRS) -> BoneEdits:
+    """Give the bones ``per_armature`` (armature name -> [(bone name, k)], ``k`` the
+    column of the split ``outer, inner (T, K)``) their helpers, keyed at ``frames``.
+    On any failure what was done is undone and the error raised."""
+    view_layer = bpy.context.view_layer
+    active = view_layer.objects.active
+    edits = BoneEdits([], active, active.mode if active is not None else "OBJECT")
+    try:
+        if active is not None and active.mode != "OBJECT":
+            bpy.ops.object.mode_set(mode="OBJECT")
+        for rig_name, bones in per_armature.items():
+            rig = bpy.data.objects[rig_name]
+            arm = rig.data
+            had = rig.animation_data is not None
+            action = rig.animation_data.action if had else None
+            slot = _action_slot(rig.animation_data) if had else None
+            saved: list[_Bone] = []
+            helpers: list[str] = []
+            record = _Armature(rig, saved, helpers, had, action, slot, [], [])
+            edits.armatures.append(record)
+            _mode_set(rig, "EDIT")
+            try:
+                _edit_structure(arm, [b for b, _k in bones], saved, helpers)
+            finally:
+                _switch("OBJECT")
+            saved[:] = [
+                s._replace(
+                    rotation_mode=rig.pose.bones[s.name].rotation_mode,
+                    channels=tuple(tuple(getattr(rig.pose.bones[s.name], c)) for c in _TRANSFORMS),
+                )
+                for s in saved
+            ]
+            anim = rig.animation_data or rig.animation_data_create()
+            temp = action.copy() if action is not None else bpy.data.actions.new(f"{rig.name} (shear helpers)")
+            record.temp.append(temp)
+            anim.action = temp
+            paths = set().union(*(_bone_paths(s.name) for s in saved))
+            for curves in _curve_lists(temp):
+                for fc in [fc for fc in curves if fc.data_path in paths]:
+                    curves.remove(fc)
+            for fc in anim.drivers:
+                if fc.data_path in paths:
+                    record.muted.append((fc, fc.mute))
+                    fc.mute = True
+            for s in saved:
+                for con in rig.pose.bones[s.name].constraints:
+                    record.muted.append((con, con.mute))
+                    con.mute = True
+            cols = [k for _b, k in bones]
+            basis_h, basis_b = _basis(
+                arm, list(zip(helpers, [b for b, _k in bones], strict=True)), outer[:, cols], inner[:, cols]
+            )
+            keyed = {h: basis_h[:, j] for j, h in enumerate(helpers)}
+            keyed.update({b: basis_b[:, j] for j, (b, _k) in enumerate(bones)})
+            _key_bones(rig, temp, keyed, frames)
+        view_layer.update()
+    except BaseException:
+        restore(edits)
+        raise
+    return edits
+
+
+def restore(edits: BoneEdits) -> None:
+    """Undo :func:`apply`: the user's armatures, actions, poses, active object and mode."""
+    for record in reversed(edits.armatures):
+        rig = record.obj
+        anim = rig.animation_data  # type: ignore[attr-defined]
+        for thing, mute in reversed(record.muted):
+            thing.mute = mute
+        if anim is not None and record.temp:
+            anim.action = record.action
+            if record.slot is not None and getattr(anim, "action_slot", None) != record.slot:
+                anim.action_slot = record.slot
+        if not record.had_anim and anim is not None:
+            rig.animation_data_clear()  # type: ignore[attr-defined]
+        for temp in record.temp:
+            bpy.data.actions.remove(temp)
+        for s in record.bones:
+            pb = rig.pose.bones[s.name]  # type: ignore[attr-defined]
+            if s.channels:
+                pb.rotation_mode = s.rotation_mode
+                for channel, value in zip(_TRANSFORMS, s.channels, strict=True):
+                    setattr(pb, channel, value)
+        if not record.bones:
+            continue
+        _mode_set(rig, "EDIT")
+        try:
+            arm = rig.data  # type: ignore[attr-defined]
+            for s, helper in zip(record.bones, record.helpers, strict=False):
+                eb = arm.edit_bones[s.name]
+                eb.parent = arm.edit_bones[s.parent] if s.parent else None
+                for flag, value in zip(_BONE_FLAGS, s.flags, strict=True):
+                    setattr(eb, flag, value)
+                arm.edit_bones.remove(arm.edit_bones[helper])
+        finally:
+            _switch("OBJECT")
+    view_layer = bpy.context.view_layer
+    view_layer.objects.active = edits.active
+    if edits.active is not None and edits.mode != "OBJECT" and edits.active.mode != edits.mode:
+        bpy.ops.object.mode_set(mode=edits.mode)
+    view_layer.update()
