@@ -18,6 +18,7 @@ from functools import cached_property
 import numpy as np
 
 from .... import core
+from ....core.fields import MAX_LEVELS
 from ..errors import SceneDataError
 from ..inspection import local_matrices_of, worst_first
 from ..nodes import Nodes, node_label
@@ -209,7 +210,27 @@ _FIELDS = ("shear", "local_shear", "corner_matrix", "corner_accumulated", "lossy
 
 def _analyse_block(world, box_min, box_max, hierarchy: core.Hierarchy, thresholds: Thresholds) -> dict:
     """The per node-frame fields for world matrices ``(t, n, 4, 4)`` of ``hierarchy``
-    (n nodes): the forest tiled t times and folded in one pass."""
+    (n nodes), all frames at once: :func:`core.frame_fields` (flat component arithmetic,
+    one fold step per depth level), or for hierarchies deeper than it folds, the general
+    :func:`_analyse_block_general`."""
+    if hierarchy.max_depth + 1 > MAX_LEVELS:
+        return _analyse_block_general(world, box_min, box_max, hierarchy, thresholds)
+    t_count, n = world.shape[:2]
+    fields = core.frame_fields(hierarchy, world, box_min, box_max)
+    parents = hierarchy.tile(t_count).parents
+    lossy = _lossy(fields.local_shear_deg.reshape(-1), world.reshape(-1, 4, 4), parents, thresholds)
+    return {
+        "shear": fields.shear_deg,
+        "local_shear": fields.local_shear_deg,
+        "corner_matrix": fields.corner_matrix,
+        "corner_accumulated": fields.corner_accumulated,
+        "lossy": lossy.reshape(t_count, n),
+    }
+
+
+def _analyse_block_general(world, box_min, box_max, hierarchy: core.Hierarchy, thresholds: Thresholds) -> dict:
+    """:func:`_analyse_block` with the general core functions: the forest tiled t times
+    and folded in one pass (any depth: the core's blocked and pointer-jumping folds)."""
     t_count, n = world.shape[:2]
     tiled = hierarchy.tile(t_count)
     world = world.reshape(t_count * n, 4, 4)
