@@ -3,10 +3,12 @@ Blender's own cost of evaluating those frames.
 
     python benchmarks/bench_frames.py [--objects 2000] [--frames 250] [--repeat 2]
 
-Two scenes (``addon/scene/timeline/animated.py``): (a) a forest of N objects whose parents
+Four scenes (``addon/scene/timeline/animated.py``): (a) a forest of N objects whose parents
 animate non-uniform scale and rotation, (b) a generated Rigify human rig whose torso
 stretches non-uniformly for 10 of every 30 frames, (b') the same with the rig's root
-moving at every frame (no frame repeats the one before: the analysis's worst case). Per scene, in one run (seconds, best of --repeat):
+moving at every frame (no frame repeats the one before), (c) the same with every control
+bone rotating too (random keys every 5 frames: every bone's pose changes at every frame,
+as in a walk cycle). Per scene, in one run (seconds, best of --repeat):
 
 - bare: ``scene.frame_set`` over the range, nothing else (Blender's evaluation);
 - read: the range read into ``(T, N, 4, 4)`` (``scene.frames.read_frames``: the same
@@ -76,6 +78,15 @@ def main() -> None:
     animated_scenes.stretchy_rigify(bpy.context.scene, frames=args.frames, period=30, walk=True)
     rows.append(
         ["(b') the same, and the rig's root moving every frame", *measure(bpy.context.scene, frames, args.repeat)]
+    )
+
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    animated_scenes.stretchy_rigify(bpy.context.scene, frames=args.frames, period=30, walk=True, wiggle=True)
+    rows.append(
+        [
+            "(c) the same, and every control bone rotating (every bone's pose changes every frame)",
+            *measure(bpy.context.scene, frames, args.repeat),
+        ]
     )
 
     print(f"\nFrame ranges: {args.frames} frames; seconds, best of {args.repeat}\n")

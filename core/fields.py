@@ -47,6 +47,9 @@ __all__ = ["FrameFields", "frame_fields", "MAX_LEVELS"]
 #: Deepest hierarchy (levels = max depth + 1) :func:`frame_fields` folds level by level.
 MAX_LEVELS = 128
 
+#: Node-frames per chunk (the temporaries of a chunk stay in cache).
+CHUNK = 1 << 15
+
 #: Row-major 4x4 indices of the X, Y, Z columns and the translation (the SoA rows).
 _ROWS = np.array([0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11])
 _LOW, _HIGH = 1e-150, 1e150
@@ -64,11 +67,13 @@ class FrameFields(NamedTuple):
 
 
 class _Levels:
-    """Node-frames sorted by depth: ``order (M,)`` flat index ``t * N + i`` at each sorted
-    position; level ``d`` is ``starts[d]:starts[d + 1]`` (frame-major, then the level's
-    nodes); ``parent_pos (M - roots,)`` the sorted position of each non-root's parent."""
+    """Node-frames sorted by depth: level ``d`` is ``starts[d]:starts[d + 1]`` (frame-major,
+    then the level's nodes). ``order (M,)``: each sorted position's flat index ``t * N + i``
+    into the caller's ``(T, N)`` arrays (``frames[t']``, ``nodes[i']``); ``out (M,)`` its
+    index ``t' * N' + i'`` in the result; ``parent_pos (M - roots,)`` the sorted position of
+    each non-root's parent."""
 
-    def __init__(self, hierarchy: Hierarchy, t_count: int):
+    def __init__(self, hierarchy: Hierarchy, frames: np.ndarray, nodes: np.ndarray, n_all: int):
         n = len(hierarchy)
         depth, parents = hierarchy.depth, hierarchy.parents
         by_depth = np.argsort(depth, kind="stable")
@@ -76,17 +81,20 @@ class _Levels:
         first = np.concatenate(([0], np.cumsum(counts)))
         rank = np.empty(n, dtype=np.int64)
         rank[by_depth] = np.arange(n) - first[depth[by_depth]]
-        frames = np.arange(t_count, dtype=np.int64)
-        self.starts = t_count * first
-        order, parent_pos = [], []
+        steps = np.arange(len(frames), dtype=np.int64)
+        self.starts = len(frames) * first
+        order, out, parent_pos = [], [], []
         for d in range(len(counts)):
-            nodes = by_depth[first[d] : first[d + 1]]
-            order.append((frames[:, None] * n + nodes[None, :]).ravel())
+            level = by_depth[first[d] : first[d + 1]]
+            order.append((frames[:, None] * n_all + nodes[level][None, :]).ravel())
+            out.append((steps[:, None] * n + level[None, :]).ravel())
             if d:
-                above = self.starts[d - 1] + frames[:, None] * counts[d - 1]
-                parent_pos.append((above + rank[parents[nodes]][None, :]).ravel())
-        self.order = np.concatenate(order) if order else np.zeros(0, dtype=np.int64)
-        self.parent_pos = np.concatenate(parent_pos) if parent_pos else np.zeros(0, dtype=np.int64)
+                above = self.starts[d - 1] + steps[:, None] * counts[d - 1]
+                parent_pos.append((above + rank[parents[level]][None, :]).ravel())
+        empty = np.zeros(0, dtype=np.int64)
+        self.order = np.concatenate(order) if order else empty
+        self.out = np.concatenate(out) if out else empty
+        self.parent_pos = np.concatenate(parent_pos) if parent_pos else empty
         self.roots = int(self.starts[1]) if len(self.starts) > 1 else 0
 
     def level_parents(self, d: int) -> tuple[int, int, np.ndarray]:
@@ -107,9 +115,15 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def _lin(cols: np.ndarray, v: np.ndarray) -> np.ndarray:
+def _lin(cols: np.ndarray, v: np.ndarray, out=None) -> np.ndarray:
     """``(3x3 given by column rows cols (9, M)) @ v (3, M)``: ``(3, M)``."""
-    return cols[0:3] * v[0] + cols[3:6] * v[1] + cols[6:9] * v[2]
+    return np.einsum("kim,km->im", cols.reshape(3, 3, -1), v, out=out)
+
+
+def _matmul(a: np.ndarray, b: np.ndarray, out=None) -> np.ndarray:
+    """Products of 3x3 matrices given as ``(3, 3, M)`` column blocks (column, row, m):
+    ``(a @ b)`` in the same layout (one einsum: about 3x fewer passes than per column)."""
+    return np.einsum("kim,jkm->jim", a, b, out=out)
 
 
 def _max_abs_arcsin_deg(cos: np.ndarray) -> np.ndarray:
@@ -171,27 +185,28 @@ def _general(world: np.ndarray, parent_world: np.ndarray | None):
     )
 
 
-def _locals(w: np.ndarray, sq: np.ndarray, levels: _Levels) -> tuple[np.ndarray, np.ndarray]:
-    """Local matrices ``(12, M)`` ``inverse(parent world) @ world`` (roots: the world),
-    and ``(M,)`` bool where the closed form does not apply (a singular or extreme parent)."""
-    local = w.copy()
-    odd = np.zeros(w.shape[1], dtype=bool)
-    r = levels.roots
-    if r == w.shape[1]:
+def _locals(w: np.ndarray, levels: _Levels, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """Local matrices ``(12, b - a)`` ``inverse(parent world) @ world`` of sorted positions
+    ``a:b`` (roots: the world), and ``(b - a,)`` bool where the closed form does not apply
+    (a singular or extreme parent)."""
+    local = w[:, a:b].copy()
+    odd = np.zeros(b - a, dtype=bool)
+    c = max(a, levels.roots)  # the first non-root
+    if c >= b:
         return local, odd
-    pp = levels.parent_pos
-    p = np.take(w, pp, axis=1)
+    p = np.take(w, levels.parent_pos[c - levels.roots : b - levels.roots], axis=1)
     p0, p1, p2 = p[0:3], p[3:6], p[6:9]
     adj = np.stack((_cross(p1, p2), _cross(p2, p0), _cross(p0, p1)))  # rows of the adjugate (3, 3, m)
     det = _dot(p0, adj[0])
-    psq = np.take(sq, pp, axis=1)
+    psq = _squares(p)
     size = np.sqrt(psq).prod(axis=0)
-    odd[r:] = (np.abs(det) <= 1e-12 * np.maximum(size, 1e-300)) | ~_ordinary(psq)
-    scale = 1.0 / np.where(odd[r:], 1.0, det)
-    child = w[:, r:]
-    for j in range(3):
-        local[3 * j : 3 * j + 3, r:] = np.einsum("ikm,km->im", adj, child[3 * j : 3 * j + 3]) * scale
-    local[9:12, r:] = np.einsum("ikm,km->im", adj, child[9:12] - p[9:12]) * scale
+    odd[c - a :] = (np.abs(det) <= 1e-12 * np.maximum(size, 1e-300)) | ~_ordinary(psq)
+    scale = 1.0 / np.where(odd[c - a :], 1.0, det)
+    child = w[:, c:b]
+    # Row i of the inverse is adj[i] / det: local column j, entry i = adj[i] . world column j.
+    cols = np.einsum("ikm,jkm->jim", adj, child[0:9].reshape(3, 3, -1))
+    local[0:9, c - a :] = cols.reshape(9, -1) * scale
+    local[9:12, c - a :] = np.einsum("ikm,km->im", adj, child[9:12] - p[9:12]) * scale
     return local, odd
 
 
@@ -200,99 +215,136 @@ def _decompose(local: np.ndarray):
     ``(M,)`` bool where the closed form does not apply (extreme or nearly parallel columns)."""
     sq = _squares(local)
     odd = ~_ordinary(sq)
-    length = np.sqrt(sq)
     sign = np.where(_dot(local[0:3], _cross(local[3:6], local[6:9])) < 0.0, -1.0, 1.0)
-    scale = sign * length
-    n = local[0:9] / np.repeat(np.where(odd, 1.0, scale), 3, axis=0)
-    x, y = n[0:3], n[3:6]
+    scale = sign * np.sqrt(sq)
+    n = (local[0:9].reshape(3, 3, -1) / np.where(odd, 1.0, scale)[:, None, :]).reshape(9, -1)
+    x, y, z = n[0:3], n[3:6], n[6:9]
     u0 = x / np.sqrt(_dot(x, x))
-    w1 = y - _dot(y, u0) * u0
+    cos_xy = _dot(y, u0)
+    w1 = y - cos_xy * u0
     w1len = np.sqrt(_dot(w1, w1))
     odd |= w1len < 0.5
     frame = np.empty((9, local.shape[1]))
     frame[0:3] = u0
     frame[3:6] = w1 / np.where(odd, 1.0, w1len)
     frame[6:9] = _cross(frame[0:3], frame[3:6])
-    shear = _max_abs_arcsin_deg(_pair_cosines(n, _squares(n)))
+    # The columns of n are unit vectors (to round-off): their dot products are the cosines.
+    shear = _max_abs_arcsin_deg(np.stack((cos_xy, _dot(y, z), _dot(z, x))))
     return frame, scale, shear, odd
 
 
-def _fold(frame: np.ndarray, scale: np.ndarray, translation: np.ndarray, levels: _Levels) -> np.ndarray:
-    """Both engine models' worlds, ``(24, M)``: rows 0-11 the matrix model (exported TRS
-    composed as matrices), rows 12-23 the accumulated model (rotation frame times scale,
-    position), in the SoA layout."""
+def _models(frame: np.ndarray, scale: np.ndarray, translation: np.ndarray, parent: np.ndarray | None) -> np.ndarray:
+    """One fold step of both engine models for m node-frames: ``(27, m)`` rows, 0-8 the
+    matrix model's linear part (exported TRS composed as matrices; column rows), 9-11
+    its translation, 12-20 the accumulated rotation frame, 21-23 the accumulated scale,
+    24-26 the accumulated position. ``parent (27, m)`` the parents' rows (None: roots)."""
     m = frame.shape[1]
-    own = frame * np.repeat(scale, 3, axis=0)  # R diag(s) as column rows
-    # Folded rows: 0-8 matrix model linear, 9-11 its translation, 12-20 accumulated
-    # rotation, 21-23 accumulated scale, 24-26 accumulated position.
     v = np.empty((27, m))
-    r = levels.roots
-    v[0:9, :r], v[9:12, :r], v[12:21, :r] = own[:, :r], translation[:, :r], frame[:, :r]
-    v[21:24, :r], v[24:27, :r] = scale[:, :r], translation[:, :r]
-    for d in range(1, len(levels.starts) - 1):
-        a, b, pp = levels.level_parents(d)
-        p = np.take(v, pp, axis=1)
-        o, t, f, s = own[:, a:b], translation[:, a:b], frame[:, a:b], scale[:, a:b]
-        for j in range(3):
-            v[3 * j : 3 * j + 3, a:b] = _lin(p[0:9], o[3 * j : 3 * j + 3])
-            v[12 + 3 * j : 15 + 3 * j, a:b] = _lin(p[12:21], f[3 * j : 3 * j + 3])
-        v[9:12, a:b] = _lin(p[0:9], t) + p[9:12]
-        v[21:24, a:b] = p[21:24] * s
-        v[24:27, a:b] = p[24:27] + _lin(p[12:21], p[21:24] * t)
-    out = np.empty((24, m))
-    out[0:12] = v[0:12]
-    out[12:21] = v[12:21] * np.repeat(v[21:24], 3, axis=0)
-    out[21:24] = v[24:27]
-    return out
+    own = frame.reshape(3, 3, m) * scale[:, None, :]  # R diag(s) as column blocks
+    if parent is None:
+        v[0:9], v[9:12], v[12:21], v[21:24], v[24:27] = own.reshape(9, m), translation, frame, scale, translation
+        return v
+    p_lin, p_rot = parent[0:9].reshape(3, 3, m), parent[12:21].reshape(3, 3, m)
+    _matmul(p_lin, own, out=v[0:9].reshape(3, 3, m))
+    np.einsum("kim,km->im", p_lin, translation, out=v[9:12])
+    v[9:12] += parent[9:12]
+    _matmul(p_rot, frame.reshape(3, 3, m), out=v[12:21].reshape(3, 3, m))
+    np.multiply(parent[21:24], scale, out=v[21:24])
+    np.einsum("kim,km->im", p_rot, parent[21:24] * translation, out=v[24:27])
+    v[24:27] += parent[24:27]
+    return v
 
 
-def frame_fields(hierarchy: Hierarchy, world, box_min, box_max) -> FrameFields:
-    """The report's four numbers for every node of ``hierarchy`` (N nodes) at T frames.
+def _rows(world: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """The SoA rows ``(12, M)`` of ``world (T, N, 4, 4)`` at flat indices ``order``.
+
+    Storage ``(T, 4, 4, N)`` (``world`` its transposed view, as the scene layer reads
+    ranges) is gathered row by row; any other layout through ``(M, 16)`` rows."""
+    t_count, n = world.shape[:2]
+    storage = world.transpose(0, 2, 3, 1)
+    if storage.flags.c_contiguous:
+        flat = storage.reshape(-1)
+        start = (order // n) * (16 * n) + order % n
+        out = np.empty((12, len(order)))
+        for k, entry in enumerate(_ROWS):
+            np.take(flat, start + int(entry) * n, out=out[k])
+        return out
+    return np.take(world.reshape(t_count * n, 16), order, axis=0)[:, _ROWS].T.copy()
+
+
+def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, nodes=None) -> FrameFields:
+    """The report's four numbers for the nodes of ``hierarchy`` at T' frames: ``(T', N')``.
 
     ``world (T, N, 4, 4)`` the reference world matrices (Blender's), ``box_min, box_max
-    (T, N, 3)`` local boxes. Local matrices are ``inverse(parent world) @ world`` (a
-    singular parent's pseudo-inverse), exported as their TRS (shear dropped); see
+    (T, N, 3)`` local boxes; ``frames (T',)`` time indices and ``nodes (N',)`` node
+    indices to analyse (default: all; ``hierarchy`` has the N' nodes, its parents indices
+    into ``nodes``). Local matrices are ``inverse(parent world) @ world`` (a singular
+    parent's pseudo-inverse), exported as their TRS (shear dropped); see
     :class:`FrameFields`. Raises :class:`InputError` for a hierarchy deeper than
     :data:`MAX_LEVELS` levels (use :func:`~.analysis.analyze` on the tiled forest).
     """
     world = np.asarray(world, dtype=np.float64)
-    t_count, n = world.shape[:2]
-    if world.shape != (t_count, len(hierarchy), 4, 4):
-        raise InputError(f"world: expected shape (T, {len(hierarchy)}, 4, 4), got {world.shape}", "world")
+    t_all, n_all = world.shape[:2]
+    frames = np.arange(t_all) if frames is None else np.asarray(frames, dtype=np.int64)
+    nodes = np.arange(n_all) if nodes is None else np.asarray(nodes, dtype=np.int64)
+    if world.shape[2:] != (4, 4) or len(nodes) != len(hierarchy):
+        raise InputError(f"world: expected (T, N, 4, 4) and {len(hierarchy)} nodes, got {world.shape}", "world")
     if hierarchy.max_depth + 1 > MAX_LEVELS:
         raise InputError(f"hierarchy: {hierarchy.max_depth + 1} levels, more than {MAX_LEVELS}", "hierarchy")
-    levels = _Levels(hierarchy, t_count)
-    order, m = levels.order, t_count * n
-    flat = world.reshape(m, 16)
-    w = np.take(flat, order, axis=0)[:, _ROWS].T.copy()
-    lo = np.take(np.asarray(box_min, dtype=np.float64).reshape(m, 3), order, axis=0).T.copy()
-    size = np.take(np.asarray(box_max, dtype=np.float64).reshape(m, 3), order, axis=0).T - lo
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        sq = _squares(w)
-        shear = _max_abs_arcsin_deg(_pair_cosines(w, sq))
-        local, odd = _locals(w, sq, levels)
-        frame, scale, local_shear, odd_local = _decompose(local)
-    odd |= odd_local | ~_ordinary(sq)
-    translation = local[9:12]
-    if odd.any():
-        _patch(odd, flat, order, levels, shear, local_shear, frame, scale, translation)
-    models = _fold(frame, scale, translation, levels)
-    corner_matrix = _corner_distance(models[0:12] - w, lo, size)
-    corner_accumulated = _corner_distance(models[12:24] - w, lo, size)
-    out = []
-    for values in (shear, local_shear, corner_matrix, corner_accumulated):
-        back = np.empty(m)
-        back[order] = values
-        out.append(back.reshape(t_count, n))
-    return FrameFields(*out)
-
-
-def _patch(odd, flat, order, levels: _Levels, shear, local_shear, frame, scale, translation) -> None:
-    """Recompute the ``odd`` node-frames (sorted positions) with the general functions."""
+    levels = _Levels(hierarchy, frames, nodes, n_all)
+    order, m = levels.order, len(levels.order)
+    w = _rows(world, order)
+    lo = np.take(np.asarray(box_min, dtype=np.float64).reshape(-1, 3), order, axis=0).T.copy()
+    size = np.take(np.asarray(box_max, dtype=np.float64).reshape(-1, 3), order, axis=0).T - lo
+    result = np.empty((4, m))  # shear, local shear, corner distance of each model
+    # Level by level (the fold's order), each level in chunks of at most CHUNK
+    # node-frames: a chunk's temporaries stay in cache and the allocator reuses them.
+    previous = np.empty((27, 0))  # the folded rows of the level above
     r = levels.roots
-    for roots, idx in ((True, np.flatnonzero(odd[:r])), (False, r + np.flatnonzero(odd[r:]))):
-        if not len(idx):
+    for d in range(len(levels.starts) - 1):
+        start, end = int(levels.starts[d]), int(levels.starts[d + 1])
+        current = np.empty((27, end - start))
+        for a in range(start, end, CHUNK):
+            b = min(end, a + CHUNK)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                sq = _squares(w[:, a:b])
+                shear = _max_abs_arcsin_deg(_pair_cosines(w[:, a:b], sq))
+                local, odd = _locals(w, levels, a, b)
+                frame, scale, local_shear, odd_local = _decompose(local)
+            translation = local[9:12]
+            odd |= odd_local | ~_ordinary(sq)
+            if odd.any():
+                _patch(a + np.flatnonzero(odd), a, world, levels, shear, local_shear, frame, scale, translation)
+            parent = None
+            if d:
+                parent = np.take(previous, levels.parent_pos[a - r : b - r] - levels.starts[d - 1], axis=1)
+            v = current[:, a - start : b - start] = _models(frame, scale, translation, parent)
+            result[0, a:b], result[1, a:b] = shear, local_shear
+            result[2, a:b] = _corner_distance(v[0:12] - w[:, a:b], lo[:, a:b], size[:, a:b])
+            accumulated = v[12:24].copy()
+            accumulated[0:9] *= np.repeat(v[21:24], 3, axis=0)
+            accumulated[9:12] = v[24:27]
+            result[3, a:b] = _corner_distance(accumulated - w[:, a:b], lo[:, a:b], size[:, a:b])
+        previous = current
+    out = np.empty((4, m))
+    out[:, levels.out] = result
+    return FrameFields(*out.reshape(4, len(frames), len(nodes)))
+
+
+def _patch(idx, a, world, levels: _Levels, shear, local_shear, frame, scale, translation) -> None:
+    """Recompute the node-frames at sorted positions ``idx`` (of a chunk starting at
+    ``a``: the other arrays are the chunk's) with the general functions."""
+    r, n = levels.roots, world.shape[1]
+    for roots in (True, False):
+        pick = idx[idx < r] if roots else idx[idx >= r]
+        if not len(pick):
             continue
-        world = flat[order[idx]].reshape(-1, 4, 4)
-        parent = None if roots else flat[order[levels.parent_pos[idx - r]]].reshape(-1, 4, 4)
-        shear[idx], local_shear[idx], frame[:, idx], scale[:, idx], translation[:, idx] = _general(world, parent)
+        flat = levels.order[pick]
+        parent = None
+        if not roots:
+            up = levels.order[levels.parent_pos[pick - r]]
+            parent = world[up // n, up % n]
+        k = pick - a
+        shear[k], local_shear[k], frame[:, k], scale[:, k], translation[:, k] = _general(
+            world[flat // n, flat % n], parent
+        )
