@@ -69,6 +69,9 @@ class FrameSeries:
 def check_finite(series: FrameSeries) -> None:
     """:class:`SceneDataError` naming the first node and frame whose world matrix or box
     holds NaN or infinity."""
+    with np.errstate(over="ignore", invalid="ignore"):  # a sum is finite when every term is
+        if np.isfinite(series.world.sum()) and np.isfinite(series.box_min.sum() + series.box_max.sum()):
+            return
     bad = ~np.isfinite(series.world).all(axis=(2, 3))
     bad |= ~(np.isfinite(series.box_min).all(axis=2) & np.isfinite(series.box_max).all(axis=2))
     if bad.any():
@@ -188,23 +191,44 @@ class OverFrames:
         }
 
 
+def _noise_deg(cond: np.ndarray) -> np.ndarray:
+    """The single-frame float32 noise of a local shear (degrees) for parents of condition
+    number ``cond`` (:attr:`.inspection.Inspection.local_shear_noise_deg`)."""
+    return np.degrees(LOCAL_NOISE_FACTOR * _EPS32 * np.minimum(cond, 1e12))
+
+
 def _lossy(local_shear: np.ndarray, world_at, parents: np.ndarray, thresholds: Thresholds) -> np.ndarray:
     """``(t, n)`` bool: real local shear over the threshold, with the single-frame noise
-    rule; the SVD of the parents' worlds only where the shear is over the threshold (few
-    node-frames). ``world_at(t_idx, n_idx)`` gives world matrices ``(K, 4, 4)`` of the
-    block; ``parents (n,)`` indices within the block."""
+    rule (the parent's condition number from its SVD). ``world_at(t_idx, n_idx)`` gives
+    world matrices ``(K, 4, 4)`` of the block; ``parents (n,)`` indices within the block.
+
+    Only node-frames over the threshold are looked at, and the SVD runs only where the
+    decision needs it: the Frobenius estimate ``cF = |A| |inverse(A)|`` bounds the
+    condition number, ``cF / 3 <= cond <= cF``, and the noise grows with it, so a shear
+    above the noise at ``cF`` is real and one below the noise at ``cF / 3`` is not."""
     flat = local_shear.reshape(-1)
     candidate = np.flatnonzero((flat > thresholds.shear_deg) & (flat > LOCAL_SHEAR_FLOOR_DEG))
     lossy = np.zeros(flat.shape, dtype=bool)
     if len(candidate):
         at, node = np.divmod(candidate, local_shear.shape[1])
-        noise = np.zeros(len(candidate))
-        has = parents[node] >= 0
-        if has.any():
-            sv = np.linalg.svd(world_at(at[has], parents[node[has]])[:, :3, :3], compute_uv=False)
-            cond = sv[:, 0] / np.maximum(sv[:, 2], 1e-300)
-            noise[has] = np.degrees(LOCAL_NOISE_FACTOR * _EPS32 * np.minimum(cond, 1e12))
-        lossy[candidate] = flat[candidate] > noise
+        shear = flat[candidate]
+        decided = np.ones(len(candidate), dtype=bool)
+        has = np.flatnonzero(parents[node] >= 0)
+        if len(has):
+            m3 = world_at(at[has], parents[node[has]])[:, :3, :3]
+            inverse, singular = core.affine_inverse(m3)
+            c_f = np.sqrt((m3 * m3).sum(axis=(1, 2)) * (inverse * inverse).sum(axis=(1, 2)))
+            c_f[singular] = np.inf
+            margin = 1.0 + 1e-9  # round-off of the estimate
+            real = shear[has] > _noise_deg(c_f * margin)
+            unreal = shear[has] <= _noise_deg(c_f / (3.0 * margin))
+            unsure = ~(real | unreal)
+            decided[has] = real
+            if unsure.any():
+                sv = np.linalg.svd(m3[unsure], compute_uv=False)
+                cond = sv[:, 0] / np.maximum(sv[:, 2], 1e-300)
+                decided[has[unsure]] = shear[has][unsure] > _noise_deg(cond)
+        lossy[candidate] = decided
     return lossy.reshape(local_shear.shape)
 
 
@@ -277,7 +301,11 @@ def changes(series: FrameSeries) -> tuple[np.ndarray, np.ndarray]:
     their ancestors (what the folds need). Every other node-frame repeats a result already
     computed (a node's results depend only on its chain's matrices and its own box)."""
     w, lo, hi = series.world, series.box_min, series.box_max
-    moved = (w[1:] != w[:-1]).any(axis=(2, 3))
+    storage = w.transpose(0, 2, 3, 1)  # the scene layer's (T, 4, 4, N) storage: compare it in order
+    if storage.flags.c_contiguous:
+        moved = (storage[1:, :3] != storage[:-1, :3]).reshape(len(w) - 1, 12, w.shape[1]).any(axis=1)
+    else:
+        moved = (w[1:] != w[:-1]).any(axis=(2, 3))
     resized = (lo[1:] != lo[:-1]).any(axis=2) | (hi[1:] != hi[:-1]).any(axis=2)
     frames = np.concatenate(([False], (moved | resized).any(axis=1)))
     ever = moved.any(axis=0)
