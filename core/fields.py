@@ -48,7 +48,7 @@ __all__ = ["FrameFields", "frame_fields", "MAX_LEVELS"]
 MAX_LEVELS = 128
 
 #: Node-frames per chunk (the temporaries of a chunk stay in cache).
-CHUNK = 1 << 15
+CHUNK = 1 << 14
 
 #: Row-major 4x4 indices of the X, Y, Z columns and the translation (the SoA rows).
 _ROWS = np.array([0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11])
@@ -297,43 +297,42 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
     lo = np.take(np.asarray(box_min, dtype=np.float64).reshape(-1, 3), order, axis=0).T.copy()
     size = np.take(np.asarray(box_max, dtype=np.float64).reshape(-1, 3), order, axis=0).T - lo
     result = np.empty((4, m))  # shear, local shear, corner distance of each model
-    # Level by level (the fold's order), each level in chunks of at most CHUNK
-    # node-frames: a chunk's temporaries stay in cache and the allocator reuses them.
-    previous = np.empty((27, 0))  # the folded rows of the level above
+    frame, scale, translation = np.empty((9, m)), np.empty((3, m)), np.empty((3, m))
+    # Per node-frame work in chunks of at most CHUNK node-frames (a chunk's temporaries
+    # stay in cache and the allocator reuses them), across levels; only the fold goes
+    # level by level (a dozen numpy calls per level).
+    for a in range(0, m, CHUNK):
+        b = min(m, a + CHUNK)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            sq = _squares(w[:, a:b])
+            result[0, a:b] = _max_abs_arcsin_deg(_pair_cosines(w[:, a:b], sq))
+            local, odd = _locals(w, levels, a, b)
+            frame[:, a:b], scale[:, a:b], result[1, a:b], odd_local = _decompose(local)
+        translation[:, a:b] = local[9:12]
+        odd |= odd_local | ~_ordinary(sq)
+        if odd.any():
+            k = a + np.flatnonzero(odd)
+            _patch(k, world, levels, result, frame, scale, translation)
+    v = np.empty((27, m))
     r = levels.roots
     for d in range(len(levels.starts) - 1):
-        start, end = int(levels.starts[d]), int(levels.starts[d + 1])
-        current = np.empty((27, end - start))
-        for a in range(start, end, CHUNK):
-            b = min(end, a + CHUNK)
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                sq = _squares(w[:, a:b])
-                shear = _max_abs_arcsin_deg(_pair_cosines(w[:, a:b], sq))
-                local, odd = _locals(w, levels, a, b)
-                frame, scale, local_shear, odd_local = _decompose(local)
-            translation = local[9:12]
-            odd |= odd_local | ~_ordinary(sq)
-            if odd.any():
-                _patch(a + np.flatnonzero(odd), a, world, levels, shear, local_shear, frame, scale, translation)
-            parent = None
-            if d:
-                parent = np.take(previous, levels.parent_pos[a - r : b - r] - levels.starts[d - 1], axis=1)
-            v = current[:, a - start : b - start] = _models(frame, scale, translation, parent)
-            result[0, a:b], result[1, a:b] = shear, local_shear
-            result[2, a:b] = _corner_distance(v[0:12] - w[:, a:b], lo[:, a:b], size[:, a:b])
-            accumulated = v[12:24].copy()
-            accumulated[0:9] *= np.repeat(v[21:24], 3, axis=0)
-            accumulated[9:12] = v[24:27]
-            result[3, a:b] = _corner_distance(accumulated - w[:, a:b], lo[:, a:b], size[:, a:b])
-        previous = current
+        a, b = int(levels.starts[d]), int(levels.starts[d + 1])
+        parent = np.take(v, levels.parent_pos[a - r : b - r], axis=1) if d else None
+        v[:, a:b] = _models(frame[:, a:b], scale[:, a:b], translation[:, a:b], parent)
+    for a in range(0, m, CHUNK):
+        b = min(m, a + CHUNK)
+        result[2, a:b] = _corner_distance(v[0:12, a:b] - w[:, a:b], lo[:, a:b], size[:, a:b])
+        accumulated = v[12:24, a:b].copy()
+        accumulated[0:9] *= np.repeat(v[21:24, a:b], 3, axis=0)
+        accumulated[9:12] = v[24:27, a:b]
+        result[3, a:b] = _corner_distance(accumulated - w[:, a:b], lo[:, a:b], size[:, a:b])
     out = np.empty((4, m))
     out[:, levels.out] = result
     return FrameFields(*out.reshape(4, len(frames), len(nodes)))
 
 
-def _patch(idx, a, world, levels: _Levels, shear, local_shear, frame, scale, translation) -> None:
-    """Recompute the node-frames at sorted positions ``idx`` (of a chunk starting at
-    ``a``: the other arrays are the chunk's) with the general functions."""
+def _patch(idx, world, levels: _Levels, result, frame, scale, translation) -> None:
+    """Recompute the node-frames at sorted positions ``idx`` with the general functions."""
     r, n = levels.roots, world.shape[1]
     for roots in (True, False):
         pick = idx[idx < r] if roots else idx[idx >= r]
@@ -344,7 +343,6 @@ def _patch(idx, a, world, levels: _Levels, shear, local_shear, frame, scale, tra
         if not roots:
             up = levels.order[levels.parent_pos[pick - r]]
             parent = world[up // n, up % n]
-        k = pick - a
-        shear[k], local_shear[k], frame[:, k], scale[:, k], translation[:, k] = _general(
+        result[0, pick], result[1, pick], frame[:, pick], scale[:, pick], translation[:, pick] = _general(
             world[flat // n, flat % n], parent
         )
