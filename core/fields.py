@@ -233,26 +233,28 @@ def _decompose(local: np.ndarray):
     return frame, scale, shear, odd
 
 
-def _models(frame: np.ndarray, scale: np.ndarray, translation: np.ndarray, parent: np.ndarray | None) -> np.ndarray:
-    """One fold step of both engine models for m node-frames: ``(27, m)`` rows, 0-8 the
-    matrix model's linear part (exported TRS composed as matrices; column rows), 9-11
-    its translation, 12-20 the accumulated rotation frame, 21-23 the accumulated scale,
-    24-26 the accumulated position. ``parent (27, m)`` the parents' rows (None: roots)."""
+def _models(frame: np.ndarray, scale: np.ndarray, translation: np.ndarray, parent, out: np.ndarray) -> None:
+    """One fold step of both engine models for m node-frames into ``out (27, m)``: rows
+    0-8 the matrix model's linear part (exported TRS composed as matrices; column rows),
+    9-17 the accumulated rotation frame, 18-20 the matrix model's translation, 21-23 the
+    accumulated position, 24-26 the accumulated scale. ``parent (27, m)`` the parents'
+    rows in the same layout (None: roots)."""
     m = frame.shape[1]
-    v = np.empty((27, m))
-    own = frame.reshape(3, 3, m) * scale[:, None, :]  # R diag(s) as column blocks
+    own = np.empty((2, 3, 3, m))  # R diag(s) and R as column blocks
+    np.multiply(frame.reshape(3, 3, m), scale[:, None, :], out=own[0])
+    own[1] = frame.reshape(3, 3, m)
     if parent is None:
-        v[0:9], v[9:12], v[12:21], v[21:24], v[24:27] = own.reshape(9, m), translation, frame, scale, translation
-        return v
-    p_lin, p_rot = parent[0:9].reshape(3, 3, m), parent[12:21].reshape(3, 3, m)
-    _matmul(p_lin, own, out=v[0:9].reshape(3, 3, m))
-    np.einsum("kim,km->im", p_lin, translation, out=v[9:12])
-    v[9:12] += parent[9:12]
-    _matmul(p_rot, frame.reshape(3, 3, m), out=v[12:21].reshape(3, 3, m))
-    np.multiply(parent[21:24], scale, out=v[21:24])
-    np.einsum("kim,km->im", p_rot, parent[21:24] * translation, out=v[24:27])
-    v[24:27] += parent[24:27]
-    return v
+        out[0:18] = own.reshape(18, m)
+        out[18:21], out[21:24], out[24:27] = translation, translation, scale
+        return
+    # Both 3x3 products in one call: (matrix model, accumulated rotation) x (R S, R).
+    np.einsum("zkim,zjkm->zjim", parent[0:18].reshape(2, 3, 3, m), own, out=out[0:18].reshape(2, 3, 3, m))
+    moved = np.empty((2, 3, m))  # the translation as each model moves it
+    moved[0] = translation
+    np.multiply(parent[24:27], translation, out=moved[1])
+    np.einsum("zkim,zkm->zim", parent[0:18].reshape(2, 3, 3, m), moved, out=out[18:24].reshape(2, 3, m))
+    out[18:24] += parent[18:24]
+    np.multiply(parent[24:27], scale, out=out[24:27])
 
 
 def _rows(world: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -313,19 +315,22 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
         if odd.any():
             k = a + np.flatnonzero(odd)
             _patch(k, world, levels, result, frame, scale, translation)
-    v = np.empty((27, m))
+    v = np.empty((27, m))  # both models folded, the layout of _models
     r = levels.roots
     for d in range(len(levels.starts) - 1):
         a, b = int(levels.starts[d]), int(levels.starts[d + 1])
         parent = np.take(v, levels.parent_pos[a - r : b - r], axis=1) if d else None
-        v[:, a:b] = _models(frame[:, a:b], scale[:, a:b], translation[:, a:b], parent)
+        _models(frame[:, a:b], scale[:, a:b], translation[:, a:b], parent, v[:, a:b])
     for a in range(0, m, CHUNK):
         b = min(m, a + CHUNK)
-        result[2, a:b] = _corner_distance(v[0:12, a:b] - w[:, a:b], lo[:, a:b], size[:, a:b])
-        accumulated = v[12:24, a:b].copy()
-        accumulated[0:9] *= np.repeat(v[21:24, a:b], 3, axis=0)
-        accumulated[9:12] = v[24:27, a:b]
-        result[3, a:b] = _corner_distance(accumulated - w[:, a:b], lo[:, a:b], size[:, a:b])
+        diff = np.empty((12, b - a))
+        np.subtract(v[0:9, a:b], w[0:9, a:b], out=diff[0:9])
+        np.subtract(v[18:21, a:b], w[9:12, a:b], out=diff[9:12])
+        result[2, a:b] = _corner_distance(diff, lo[:, a:b], size[:, a:b])
+        np.multiply(v[9:18, a:b].reshape(3, 3, -1), v[24:27, a:b][:, None, :], out=diff[0:9].reshape(3, 3, -1))
+        diff[0:9] -= w[0:9, a:b]
+        np.subtract(v[21:24, a:b], w[9:12, a:b], out=diff[9:12])
+        result[3, a:b] = _corner_distance(diff, lo[:, a:b], size[:, a:b])
     out = np.empty((4, m))
     out[:, levels.out] = result
     return FrameFields(*out.reshape(4, len(frames), len(nodes)))
