@@ -22,8 +22,8 @@ How it is fast (about 10x :func:`~.analysis.analyze` on a tiled forest):
   ``|cos|``), no quaternions.
 
 Node-frames the closed formulas do not cover to full accuracy (squared column lengths
-outside ``[1e-150, 1e150]`` or zero, a parent with no inverse, an X and Y column within
-30 degrees of parallel in the local matrix) are computed by the general functions
+outside ``[1e-150, 1e150]`` or zero, a parent with no inverse or an ill-conditioned one,
+an X and Y column within 30 degrees of parallel in the local matrix) are computed by the general functions
 (:func:`~.decompose.affine_inverse`, :func:`~.decompose.decompose`,
 :func:`~.decompose.shear_angles`) and folded with the rest.
 
@@ -53,6 +53,9 @@ CHUNK = 1 << 14
 #: Row-major 4x4 indices of the X, Y, Z columns and the translation (the SoA rows).
 _ROWS = np.array([0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11])
 _LOW, _HIGH = 1e-150, 1e150
+#: Parents whose |det| is at most this fraction of their column lengths' product take the
+#: general path (condition numbers above about 1e6).
+_ILL = 1e-6
 
 
 class FrameFields(NamedTuple):
@@ -200,7 +203,9 @@ def _locals(w: np.ndarray, levels: _Levels, a: int, b: int) -> tuple[np.ndarray,
     det = _dot(p0, adj[0])
     psq = _squares(p)
     size = np.sqrt(psq).prod(axis=0)
-    odd[c - a :] = (np.abs(det) <= 1e-12 * np.maximum(size, 1e-300)) | ~_ordinary(psq)
+    # Singular (the general path's pseudo-inverse) or ill-conditioned parents (round-off
+    # amplified past 1e-10): the general path, so both give the single-frame numbers.
+    odd[c - a :] = (np.abs(det) <= _ILL * np.maximum(size, 1e-300)) | ~_ordinary(psq)
     scale = 1.0 / np.where(odd[c - a :], 1.0, det)
     child = w[:, c:b]
     # Row i of the inverse is adj[i] / det: local column j, entry i = adj[i] . world column j.
