@@ -1,16 +1,24 @@
 """Read a scene over a frame range into arrays: frames x nodes.
 
 Per frame: one ``scene.frame_set`` (one depsgraph evaluation) and bulk ``foreach_get``
-reads (the objects' world matrices, bounds and identities; each armature's pose
-matrices), no per-node Python work. The nodes (keys, parents, kinds) are read once, at
-the first frame, by :func:`.reading.read_nodes`; every later frame must hold the same
-nodes, or :class:`~..model.errors.SceneDataError` names what changed. The scene is put
-back on the frame (and subframe) it was on, whatever happens.
+reads (the objects' world matrices and identities; each armature's pose matrices; the
+boxes that can change), no per-node Python work. The nodes (keys, parents, kinds) are
+read once, at the first frame, by :func:`.reading.read_nodes`; every later frame must
+hold the same nodes, or :class:`~..model.errors.SceneDataError` names what changed. The
+scene is put back on the frame (and subframe) it was on, whatever happens.
+
+What cannot change is not read again: :func:`read_frames` reads the box of a plain mesh
+(no modifiers, shape keys or animated mesh data: :func:`box_may_change`) at the first
+frame only, every other box (armatures, curves, meshes with modifiers) one getter call
+per object and frame, and all boxes once more at the last frame to check the rule (a
+frame-change script may edit a mesh: the range is then read again, every box at every
+frame). Bones' boxes come from their rest lengths.
 
 :class:`FrameReader` reads one frame per :meth:`FrameReader.step` (a modal operator
 stays responsive and can stop between frames); :func:`read_frames` reads a whole range.
-Both return a :class:`~..model.timeline.FrameSeries` (world ``(T, N, 4, 4)``), the input
-of :func:`~..model.timeline.analyse_frames`, the frame-range dynamics and exports.
+Both return a :class:`~..model.timeline.FrameSeries` (world ``(T, N, 4, 4)``, a view of
+``(T, 4, 4, N)`` storage), the input of :func:`~..model.timeline.analyse_frames`, the
+frame-range dynamics and exports.
 """
 
 from __future__ import annotations
