@@ -238,6 +238,7 @@ class FrameReader:
             product = storage[..., i] @ pose.transpose(0, 2, 1)
             storage[..., at : at + count] = product.reshape(t, 4, count, 4).transpose(0, 1, 3, 2)
             at += count
+        storage[:, 3] = np.array([0.0, 0.0, 0.0, 1.0])[:, None]  # affine (w of constraint-driven bones: 0.99999994)
         corners = self.obj_box[:t].reshape(t, n_obj, 8, 3)
         lo = (
             np.minimum.reduce([corners[:, :, c] for c in range(8)]).astype(np.float64) if n_obj else np.zeros((t, 0, 3))

@@ -28,7 +28,9 @@ def _matrices(collection, prop: str, count: int) -> np.ndarray:
     buf = np.empty(count * 16, dtype=np.float32)
     collection.foreach_get(prop, buf)
     # Blender's flat matrix buffers are column-major: reshape then transpose.
-    return buf.reshape(count, 4, 4).transpose(0, 2, 1).astype(np.float64)
+    out = buf.reshape(count, 4, 4).transpose(0, 2, 1).astype(np.float64)
+    out[:, 3] = (0.0, 0.0, 0.0, 1.0)  # affine: constraints leave float32 noise in w (0.99999994)
+    return out
 
 
 def _object_boxes(bulk, objects: Sequence[bpy.types.Object]) -> tuple[np.ndarray, np.ndarray]:
