@@ -217,6 +217,21 @@ class FrameReader:
             frame, subframe = self.start
             self.scene.frame_set(frame, subframe=subframe)
 
+    def _object_boxes(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """Corner minima and maxima ``(t, n_obj, 3)``: of the first frame for the boxes read
+        once, of every frame for the others."""
+
+        def bounds(corners):  # (..., 24) float32 -> min, max (..., 3) float64
+            c = corners.reshape(corners.shape[:-1] + (8, 3))
+            return c.min(axis=-2).astype(np.float64), c.max(axis=-2).astype(np.float64)
+
+        if self.box_rows is None:
+            return bounds(self.obj_box[:t])
+        first_lo, first_hi = bounds(self.obj_box[0])
+        lo, hi = np.repeat(first_lo[None], t, axis=0), np.repeat(first_hi[None], t, axis=0)
+        lo[:, self.box_rows], hi[:, self.box_rows] = bounds(self.obj_box[:t, self.box_rows])
+        return lo, hi
+
     def series(self) -> FrameSeries:
         """The frames read so far as arrays (all of them after the last :meth:`step`).
 
@@ -239,13 +254,7 @@ class FrameReader:
             storage[..., at : at + count] = product.reshape(t, 4, count, 4).transpose(0, 1, 3, 2)
             at += count
         storage[:, 3] = np.array([0.0, 0.0, 0.0, 1.0])[:, None]  # affine (w of constraint-driven bones: 0.99999994)
-        corners = self.obj_box[:t].reshape(t, n_obj, 8, 3)
-        lo = (
-            np.minimum.reduce([corners[:, :, c] for c in range(8)]).astype(np.float64) if n_obj else np.zeros((t, 0, 3))
-        )
-        hi = (
-            np.maximum.reduce([corners[:, :, c] for c in range(8)]).astype(np.float64) if n_obj else np.zeros((t, 0, 3))
-        )
+        lo, hi = self._object_boxes(t)
         size = self.empty_size[:t, self.is_empty].astype(np.float64)
         lo[:, self.is_empty] = -size[..., None]
         hi[:, self.is_empty] = size[..., None]
