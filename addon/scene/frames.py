@@ -122,19 +122,23 @@ class FrameReader:
         return _read(bulk, "session_uid", count, 1, np.int32)
 
     def _check_same_nodes(self, bulk, frame: int) -> None:
-        """The objects of the first frame, in the same order (one bulk read of their ids);
-        :meth:`_changed_nodes` names what changed."""
+        """The objects of the first frame, in the same order (their count and one bulk read
+        of their ids), and the same number of bones; :meth:`_changed_nodes` names what changed."""
         n_obj = len(self.objects)
         if isinstance(bulk, _Sequence):
             now = self._identity(bulk, n_obj)
         else:
             now = self._uid_buffer
-            try:
-                bulk.foreach_get("session_uid", now)
-            except RuntimeError:  # another number of objects
+            # Counted first: Blender 4.x fills a buffer longer than the collection's part
+            # without a word (5.x raises).
+            if len(bulk) != n_obj:
                 self._changed_nodes(bulk, frame)
+            bulk.foreach_get("session_uid", now)
         if not np.array_equal(now, self.identity):
             self._changed_nodes(bulk, frame)
+        for (_k, arm), count in zip(self.armatures, self.bone_counts, strict=True):
+            if len(_pose_bones(arm)) != count:
+                self._changed_nodes(bulk, frame)
 
     def _changed_nodes(self, bulk, frame: int) -> None:
         """:class:`SceneDataError` saying which objects or bones changed since the first frame."""
@@ -191,11 +195,7 @@ class FrameReader:
             self._read_boxes(bulk, k)
             at = 0
             for (_i, arm), count in zip(self.armatures, self.bone_counts, strict=True):
-                try:  # a buffer of the first frame's size: another number of bones raises
-                    arm.pose.bones.foreach_get("matrix", self.pose[k, at * 16 : (at + count) * 16])
-                except RuntimeError:
-                    self._changed_nodes(bulk, frame)
-                    raise
+                arm.pose.bones.foreach_get("matrix", self.pose[k, at * 16 : (at + count) * 16])
                 at += count
         except BaseException:
             self.restore()
