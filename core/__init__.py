@@ -36,6 +36,7 @@ from .dynamics import (
     point_to_local,
 )
 from .errors import HierarchyError, InputError, ShearError
+from .fields import FrameFields, frame_fields
 from .group import Transform, rotation_2d
 from .hierarchy import Hierarchy
 from .metrics import Deviation, box_corner_distance, box_corners, corner_distance, deviation
@@ -70,6 +71,8 @@ __all__ = [
     "translation_part",
     "split_to_trs",
     "analyze",
+    "frame_fields",
+    "FrameFields",
     "Analysis",
     "examples",
     "is_trs",

@@ -19,7 +19,6 @@ from collections.abc import Iterable, Sequence
 import bpy
 import numpy as np
 
-from ..model.errors import SceneDataError
 from ..model.nodes import Nodes
 from . import data_checks
 from . import verify as verify_nodes
@@ -29,38 +28,9 @@ def _matrices(collection, prop: str, count: int) -> np.ndarray:
     buf = np.empty(count * 16, dtype=np.float32)
     collection.foreach_get(prop, buf)
     # Blender's flat matrix buffers are column-major: reshape then transpose.
-    return buf.reshape(count, 4, 4).transpose(0, 2, 1).astype(np.float64)
-
-
-#: How far off ``(0, 0, 0, 1)`` the bottom row of one of Blender's float32 matrices may be
-#: from round-off alone: constraints are evaluated with full 4x4 products (seen: ``w = 1 - 6e-8``
-#: on a Rigify rig's lip bones, copy-location/rotation/scale constraints, after a torso turn).
-AFFINE_ROUNDOFF = 1e-4
-
-
-def exact_bottom_rows(world: np.ndarray, keys: Sequence[tuple[str, str]]) -> np.ndarray:
-    """Set the bottom rows of ``world (..., N, 4, 4)`` that are within
-    :data:`AFFINE_ROUNDOFF` of ``(0, 0, 0, 1)`` to exactly that (in place; returned).
-
-    ``keys (N,)`` name the nodes: a row further off (a projective matrix, which no
-    transform decomposes) raises :class:`SceneDataError` naming them. Rows holding NaN
-    or infinity are left to the finite checks.
-    """
-    off = np.abs(world[..., 3, :] - (0.0, 0.0, 0.0, 1.0)).max(axis=-1)
-    with np.errstate(invalid="ignore"):
-        far = off > AFFINE_ROUNDOFF
-    if far.any():
-        nodes = np.flatnonzero(far.reshape(-1, far.shape[-1]).any(axis=0))
-        names = ", ".join(" > ".join(p for p in keys[i] if p) for i in nodes[:3].tolist())
-        more = f" and {len(nodes) - 3} more" if len(nodes) > 3 else ""
-        raise SceneDataError(
-            f"{names}{more}: Blender's world matrix is projective (its bottom row is not 0, 0, 0, 1), "
-            "so it has no translation, rotation and scale to compare"
-        )
-    world[..., 3, :] = np.where(
-        ((off > 0.0) & (off <= AFFINE_ROUNDOFF))[..., None], (0.0, 0.0, 0.0, 1.0), world[..., 3, :]
-    )
-    return world
+    out = buf.reshape(count, 4, 4).transpose(0, 2, 1).astype(np.float64)
+    out[:, 3] = (0.0, 0.0, 0.0, 1.0)  # affine: constraints leave float32 noise in w (0.99999994)
+    return out
 
 
 def _object_boxes(bulk, objects: Sequence[bpy.types.Object]) -> tuple[np.ndarray, np.ndarray]:
@@ -180,9 +150,7 @@ def read_nodes(
         parents[i] = index.get((parent.name, bone), parent_object[i]) if bone else parent_object[i]
     for j, key in enumerate(bone_parent_keys):
         parents[n_obj + j] = index.get(key, -1)
-    nodes = Nodes(
-        keys, parents, exact_bottom_rows(np.concatenate(worlds), keys), np.concatenate(mins), np.concatenate(maxs)
-    )
+    nodes = Nodes(keys, parents, np.concatenate(worlds), np.concatenate(mins), np.concatenate(maxs))
     if not (np.isfinite(nodes.world).all() and np.isfinite(nodes.box_min).all() and np.isfinite(nodes.box_max).all()):
         data_checks.describe(nodes)
     if verify:

@@ -256,3 +256,37 @@ def test_with_ancestors_marks_every_ancestor_like_a_loop(rng, n):
     for i in np.flatnonzero(marked):
         expected[core_chain(parents, int(i))] = True
     np.testing.assert_array_equal(with_ancestors(parents, marked), expected)
+
+
+def test_a_box_that_changes_marks_its_own_node_only_and_its_results_follow(rng):
+    series = random_series(rng, n=30, t=6)
+    series.world[:] = series.world[0]  # nothing moves
+    series.box_min[:], series.box_max[:] = series.box_min[0], series.box_max[0]
+    parent = int(np.flatnonzero(np.bincount(series.parents[series.parents >= 0], minlength=30))[0])
+    series.box_max[3:, parent] *= 2.0  # its box grows from the fourth frame
+    frames, nodes = changes(series)
+    children = np.flatnonzero(series.parents == parent)
+    assert list(np.flatnonzero(frames)) == [3] and nodes[parent] and not nodes[children].any()
+    over = analyse_frames(series)
+    for k in range(len(series)):
+        one = inspect(series.nodes_at(k))
+        np.testing.assert_allclose(over.corner[k], one.worst_corner, atol=1e-9)
+
+
+def test_a_hierarchy_deeper_than_the_flat_fold_takes_the_general_path(rng):
+    n = 150  # deeper than core.fields.MAX_LEVELS
+    parents = np.arange(-1, n - 1)
+    worlds = []
+    for _ in range(3):
+        tr, q, s = random_trs_arrays(rng, n)
+        local = core.TRS(0.05 * tr, q, s ** (1 / 50)).to_matrix()
+        local[::7, 0, 1] += 0.2
+        worlds.append(core.Hierarchy(parents).world_matrices(local))
+    lo = -np.ones((3, n, 3))
+    series = FrameSeries(np.arange(3), [(f"N{i}", "") for i in range(n)], parents, np.array(worlds), lo, -lo)
+    over = analyse_frames(series)
+    for k in range(3):
+        one = inspect(series.nodes_at(k))
+        np.testing.assert_allclose(over.shear[k], one.shear_max, atol=1e-9)
+        np.testing.assert_allclose(over.corner[k], one.worst_corner, rtol=1e-9, atol=1e-9)
+        np.testing.assert_array_equal(over.lossy[k], one.lossy_local)

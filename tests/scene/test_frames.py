@@ -128,3 +128,92 @@ def test_rigify_rig_shears_only_at_the_stretched_frames(empty_scene):
     flagged_bones = [i for i in bones if over.flagged[i]]
     assert len(flagged_bones) > 100
     assert all(low < over.worst_frame[i] < high for i in flagged_bones)
+
+
+def _box_mesh(scene, name: str):
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], [], [])
+    obj = bpy.data.objects.new(name, mesh)
+    scene.collection.objects.link(obj)
+    return obj
+
+
+def _boxes_equal_the_scan_at_every_frame(scene, series) -> list:
+    seen = []
+    for k, f in enumerate(series.frames):
+        scene.frame_set(int(f))
+        one = scan_scene(scene)
+        np.testing.assert_array_equal(one.nodes.box_min, series.box_min[k])
+        np.testing.assert_array_equal(one.nodes.box_max, series.box_max[k])
+        seen.append(one.nodes.box_max.copy())
+    return seen
+
+
+def test_boxes_that_can_change_are_read_every_frame_and_the_others_once(empty_scene):
+    scene = empty_scene
+    plain = _box_mesh(scene, "Plain")
+    plain.keyframe_insert("location", frame=1)
+    plain.location.x = 3.0
+    plain.keyframe_insert("location", frame=5)
+    keyed = _box_mesh(scene, "Keyed")
+    keyed.shape_key_add(name="Basis")
+    big = keyed.shape_key_add(name="Big")
+    for point in big.data:
+        point.co *= 3.0
+    big.value = 0.0
+    big.keyframe_insert("value", frame=1)
+    big.value = 1.0
+    big.keyframe_insert("value", frame=5)
+    from hierarchy_inspector.addon.scene.frames import box_may_change
+
+    assert not box_may_change(plain) and box_may_change(keyed)
+    series = read_frames(scene, range(1, 6))
+    seen = np.array(_boxes_equal_the_scan_at_every_frame(scene, series))
+    keys = [key for key, _ in series.keys]
+    assert seen[0, keys.index("Keyed"), 0] < seen[-1, keys.index("Keyed"), 0]  # the shape key grows it
+    assert np.all(seen[:, keys.index("Plain")] == seen[0, keys.index("Plain")])
+
+
+def test_a_box_a_script_changes_is_caught_at_the_last_frame_and_the_range_read_again(empty_scene):
+    scene = empty_scene
+    obj = _box_mesh(scene, "Edited")
+    obj.keyframe_insert("location", frame=1)
+
+    def grow(scene, *_args):
+        mesh = bpy.data.meshes["Edited"]
+        mesh.vertices[7].co = (1.0 + 0.5 * scene.frame_current, 1.0, 1.0)
+        mesh.update()
+
+    bpy.app.handlers.frame_change_pre.append(grow)
+    try:
+        reader = FrameReader(scene, range(1, 6), static_boxes=True)
+        while not reader.step():
+            pass
+        assert not reader.boxes_checked  # nothing Blender animates changes it: only the check sees it
+        series = read_frames(scene, range(1, 6))
+        seen = np.array(_boxes_equal_the_scan_at_every_frame(scene, series))
+    finally:
+        bpy.app.handlers.frame_change_pre.remove(grow)
+    assert seen[0, 0, 0] < seen[-1, 0, 0]
+
+
+def test_a_rig_whose_every_bone_moves_equals_the_single_frame_scan(empty_scene):
+    # Rigify's face bones come out of their constraints with w = 0.99999994 in the bottom
+    # row of their pose matrices: both readers keep Blender's matrices affine.
+    scene = empty_scene
+    rig = animated_scenes.stretchy_rigify(scene, frames=24, walk=True, wiggle=True)
+    assert len(animated_scenes.control_bones(rig)) > 100
+    series = read_frames(scene, range(1, 25))
+    over = analyse_frames(series)
+    bones = [i for i, (_obj, bone) in enumerate(series.keys) if bone and _obj == rig.name]
+    moving = (series.world[1:, bones] != series.world[:-1, bones]).any(axis=(2, 3))
+    assert moving.all()  # every bone of the rig moves at every frame
+    for f in (2, 13, 24):
+        k = series.position(f)
+        scene.frame_set(f)
+        one = scan_scene(scene)
+        np.testing.assert_array_equal(one.nodes.world, series.world[k])
+        np.testing.assert_allclose(over.shear[k], one.shear_max, atol=1e-9)
+        np.testing.assert_allclose(over.local_shear[k], one.local_shear_max, atol=1e-9)
+        np.testing.assert_allclose(over.corner[k], one.worst_corner, atol=1e-9)
+        np.testing.assert_array_equal(over.flagged_frames[k], one.flagged)

@@ -18,6 +18,7 @@ from functools import cached_property
 import numpy as np
 
 from .... import core
+from ....core.fields import MAX_LEVELS
 from ..errors import SceneDataError
 from ..inspection import local_matrices_of, worst_first
 from ..nodes import Nodes, node_label
@@ -68,6 +69,9 @@ class FrameSeries:
 def check_finite(series: FrameSeries) -> None:
     """:class:`SceneDataError` naming the first node and frame whose world matrix or box
     holds NaN or infinity."""
+    with np.errstate(over="ignore", invalid="ignore"):  # a sum is finite when every term is
+        if np.isfinite(series.world.sum()) and np.isfinite(series.box_min.sum() + series.box_max.sum()):
+            return
     bad = ~np.isfinite(series.world).all(axis=(2, 3))
     bad |= ~(np.isfinite(series.box_min).all(axis=2) & np.isfinite(series.box_max).all(axis=2))
     if bad.any():
@@ -187,29 +191,75 @@ class OverFrames:
         }
 
 
-def _lossy(local_shear: np.ndarray, world: np.ndarray, parents: np.ndarray, thresholds: Thresholds) -> np.ndarray:
-    """Real local shear over the threshold, with the single-frame noise rule; the SVD of
-    the parents' worlds only where the shear is over the threshold (few node-frames)."""
-    candidate = np.flatnonzero((local_shear > thresholds.shear_deg) & (local_shear > LOCAL_SHEAR_FLOOR_DEG))
-    lossy = np.zeros(local_shear.shape, dtype=bool)
-    if not len(candidate):
-        return lossy
-    noise = np.zeros(len(candidate))
-    has = parents[candidate] >= 0
-    if has.any():
-        sv = np.linalg.svd(world[parents[candidate[has]], :3, :3], compute_uv=False)
-        cond = sv[:, 0] / np.maximum(sv[:, 2], 1e-300)
-        noise[has] = np.degrees(LOCAL_NOISE_FACTOR * _EPS32 * np.minimum(cond, 1e12))
-    lossy[candidate] = local_shear[candidate] > noise
-    return lossy
+def _noise_deg(cond: np.ndarray) -> np.ndarray:
+    """The single-frame float32 noise of a local shear (degrees) for parents of condition
+    number ``cond`` (:attr:`.inspection.Inspection.local_shear_noise_deg`)."""
+    return np.degrees(LOCAL_NOISE_FACTOR * _EPS32 * np.minimum(cond, 1e12))
+
+
+def _lossy(local_shear: np.ndarray, world_at, parents: np.ndarray, thresholds: Thresholds) -> np.ndarray:
+    """``(t, n)`` bool: real local shear over the threshold, with the single-frame noise
+    rule (the parent's condition number from its SVD). ``world_at(t_idx, n_idx)`` gives
+    world matrices ``(K, 4, 4)`` of the block; ``parents (n,)`` indices within the block.
+
+    Only node-frames over the threshold are looked at, and the SVD runs only where the
+    decision needs it: the Frobenius estimate ``cF = |A| |inverse(A)|`` bounds the
+    condition number, ``cF / 3 <= cond <= cF``, and the noise grows with it, so a shear
+    above the noise at ``cF`` is real and one below the noise at ``cF / 3`` is not."""
+    flat = local_shear.reshape(-1)
+    candidate = np.flatnonzero((flat > thresholds.shear_deg) & (flat > LOCAL_SHEAR_FLOOR_DEG))
+    lossy = np.zeros(flat.shape, dtype=bool)
+    if len(candidate):
+        at, node = np.divmod(candidate, local_shear.shape[1])
+        shear = flat[candidate]
+        decided = np.ones(len(candidate), dtype=bool)
+        has = np.flatnonzero(parents[node] >= 0)
+        if len(has):
+            m3 = world_at(at[has], parents[node[has]])[:, :3, :3]
+            inverse, singular = core.affine_inverse(m3)
+            c_f = np.sqrt((m3 * m3).sum(axis=(1, 2)) * (inverse * inverse).sum(axis=(1, 2)))
+            c_f[singular] = np.inf
+            margin = 1.0 + 1e-9  # round-off of the estimate
+            real = shear[has] > _noise_deg(c_f * margin)
+            unreal = shear[has] <= _noise_deg(c_f / (3.0 * margin))
+            unsure = ~(real | unreal)
+            decided[has] = real
+            if unsure.any():
+                sv = np.linalg.svd(m3[unsure], compute_uv=False)
+                cond = sv[:, 0] / np.maximum(sv[:, 2], 1e-300)
+                decided[has[unsure]] = shear[has][unsure] > _noise_deg(cond)
+        lossy[candidate] = decided
+    return lossy.reshape(local_shear.shape)
 
 
 _FIELDS = ("shear", "local_shear", "corner_matrix", "corner_accumulated", "lossy")
 
 
-def _analyse_block(world, box_min, box_max, hierarchy: core.Hierarchy, thresholds: Thresholds) -> dict:
-    """The per node-frame fields for world matrices ``(t, n, 4, 4)`` of ``hierarchy``
-    (n nodes): the forest tiled t times and folded in one pass."""
+def _analyse_block(series: FrameSeries, frames, nodes, hierarchy: core.Hierarchy, thresholds: Thresholds) -> dict:
+    """The per node-frame fields ``(t, n)`` of ``series`` at time indices ``frames (t,)``
+    and ``nodes (n,)`` (``hierarchy`` their forest), all at once: :func:`core.frame_fields`
+    (flat component arithmetic, one fold step per depth level), or for hierarchies deeper
+    than it folds, the general :func:`_analyse_block_general`."""
+    if hierarchy.max_depth + 1 > MAX_LEVELS:
+        pick = np.ix_(frames, nodes)
+        return _analyse_block_general(
+            series.world[pick], series.box_min[pick], series.box_max[pick], hierarchy, thresholds
+        )
+    fields = core.frame_fields(hierarchy, series.world, series.box_min, series.box_max, frames=frames, nodes=nodes)
+    world_at = lambda t, i: series.world[frames[t], nodes[i]]
+    lossy = _lossy(fields.local_shear_deg, world_at, hierarchy.parents, thresholds)
+    return {
+        "shear": fields.shear_deg,
+        "local_shear": fields.local_shear_deg,
+        "corner_matrix": fields.corner_matrix,
+        "corner_accumulated": fields.corner_accumulated,
+        "lossy": lossy,
+    }
+
+
+def _analyse_block_general(world, box_min, box_max, hierarchy: core.Hierarchy, thresholds: Thresholds) -> dict:
+    """:func:`_analyse_block` with the general core functions: the forest tiled t times
+    and folded in one pass (any depth: the core's blocked and pointer-jumping folds)."""
     t_count, n = world.shape[:2]
     tiled = hierarchy.tile(t_count)
     world = world.reshape(t_count * n, 4, 4)
@@ -225,9 +275,11 @@ def _analyse_block(world, box_min, box_max, hierarchy: core.Hierarchy, threshold
         "local_shear": local_shear,
         "corner_matrix": core.box_corner_distance(world, matrix_model, lo, hi),
         "corner_accumulated": core.box_corner_distance(world, accumulated, lo, hi),
-        "lossy": _lossy(local_shear, world, tiled.parents, thresholds),
     }
-    return {k: v.reshape(t_count, n) for k, v in values.items()}
+    out = {k: v.reshape(t_count, n) for k, v in values.items()}
+    blocks = world.reshape(t_count, n, 4, 4)
+    out["lossy"] = _lossy(out["local_shear"], lambda t, i: blocks[t, i], hierarchy.parents, thresholds)
+    return out
 
 
 def with_ancestors(parents: np.ndarray, marked: np.ndarray) -> np.ndarray:
@@ -245,16 +297,21 @@ def with_ancestors(parents: np.ndarray, marked: np.ndarray) -> np.ndarray:
 def changes(series: FrameSeries) -> tuple[np.ndarray, np.ndarray]:
     """Which frames to analyse and which nodes: ``(T,)`` bool, frames (after the first)
     where any node's world matrix or box differs from the frame before; ``(N,)`` bool,
-    nodes whose own or an ancestor's matrix or box changes at some frame, and their
-    ancestors (what the folds need). Every other node-frame repeats a result already
-    computed (a node's results depend only on its chain's matrices and its box)."""
+    nodes whose own matrix or box, or an ancestor's matrix, changes at some frame, and
+    their ancestors (what the folds need). Every other node-frame repeats a result already
+    computed (a node's results depend only on its chain's matrices and its own box)."""
     w, lo, hi = series.world, series.box_min, series.box_max
-    changed = (w[1:] != w[:-1]).any(axis=(2, 3)) | (lo[1:] != lo[:-1]).any(axis=2) | (hi[1:] != hi[:-1]).any(axis=2)
-    frames = np.concatenate(([False], changed.any(axis=1)))
-    ever = changed.any(axis=0)
+    storage = w.transpose(0, 2, 3, 1)  # the scene layer's (T, 4, 4, N) storage: compare it in order
+    if storage.flags.c_contiguous:
+        moved = (storage[1:, :3] != storage[:-1, :3]).reshape(len(w) - 1, 12, w.shape[1]).any(axis=1)
+    else:
+        moved = (w[1:] != w[:-1]).any(axis=(2, 3))
+    resized = (lo[1:] != lo[:-1]).any(axis=2) | (hi[1:] != hi[:-1]).any(axis=2)
+    frames = np.concatenate(([False], (moved | resized).any(axis=1)))
+    ever = moved.any(axis=0)
     if ever.any() and (series.parents >= 0).any():
         ever = core.Hierarchy(series.parents).fold((ever,), lambda p, c: (p[0] | c[0],))[0]
-    return frames, with_ancestors(series.parents, ever)
+    return frames, with_ancestors(series.parents, ever | resized.any(axis=0))
 
 
 def analyse_frames(series: FrameSeries, thresholds: Thresholds = DEFAULT) -> OverFrames:
@@ -271,8 +328,7 @@ def analyse_frames(series: FrameSeries, thresholds: Thresholds = DEFAULT) -> Ove
     check_finite(series)
     t_count, n = series.world.shape[:2]
     hierarchy = core.Hierarchy(series.parents, [series.label(i) for i in range(n)])
-    w, lo, hi = series.world, series.box_min, series.box_max
-    first = _analyse_block(w[:1], lo[:1], hi[:1], hierarchy, thresholds)
+    first = _analyse_block(series, np.zeros(1, dtype=np.int64), np.arange(n), hierarchy, thresholds)
     out = {k: np.repeat(v, t_count, axis=0) for k, v in first.items()}
     frames, nodes = changes(series)
     if frames.any():
@@ -281,7 +337,7 @@ def analyse_frames(series: FrameSeries, thresholds: Thresholds = DEFAULT) -> Ove
         position[nk] = np.arange(len(nk))
         sub_parents = np.where(series.parents[nk] >= 0, position[np.maximum(series.parents[nk], 0)], -1)
         sub = core.Hierarchy(sub_parents)
-        block = _analyse_block(w[ft][:, nk], lo[ft][:, nk], hi[ft][:, nk], sub, thresholds)
+        block = _analyse_block(series, ft, nk, sub, thresholds)
         # Each frame takes the last analysed frame at or before it (frame 0 included).
         analysed = np.zeros(t_count, dtype=np.int64)
         analysed[ft] = ft

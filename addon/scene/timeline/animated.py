@@ -5,7 +5,8 @@
 - :func:`animated_forest`: N mesh objects about 10 deep whose parents animate
   non-uniform scale and rotation.
 - :func:`stretchy_rigify`: a generated Rigify human rig (Blender ships Rigify) whose
-  torso stretches non-uniformly between two frames and is unscaled elsewhere.
+  torso stretches non-uniformly between two frames and is unscaled elsewhere; its root
+  may walk and every control bone may wiggle (every bone moving at every frame).
 """
 
 from __future__ import annotations
@@ -94,13 +95,23 @@ STRETCH = (10, 15, 20)
 STRETCH_SCALE = (1.0, 1.6, 0.7)
 
 
-def stretchy_rigify(scene, frames: int = 30, bone: str = "torso", period: int | None = None, walk: bool = False):
+def stretchy_rigify(
+    scene,
+    frames: int = 30,
+    bone: str = "torso",
+    period: int | None = None,
+    walk: bool = False,
+    wiggle: bool = False,
+):
     """A generated Rigify human rig (``rig``) whose ``bone`` scales non-uniformly by
     :data:`STRETCH_SCALE` between frames ``STRETCH[0]`` and ``STRETCH[2]`` (linear keys,
     largest at ``STRETCH[1]``) and is unscaled at every other frame; with ``period``
     the stretch repeats every ``period`` frames. With ``walk`` the rig's ``root`` moves
-    at every frame (so every bone moves every frame). The scene range is ``1 .. frames``.
-    Needs Rigify (shipped with Blender). Returns the rig object."""
+    at every frame (so every bone moves every frame). With ``wiggle`` every control bone
+    (:func:`control_bones`) also rotates: random keys (about 6 degrees) every 5 frames,
+    linear between them, so every bone's pose changes at every frame, as in a walk cycle.
+    The scene range is ``1 .. frames``. Needs Rigify (shipped with Blender). Returns the
+    rig object."""
     import addon_utils
 
     if not addon_utils.check("rigify")[1]:  # type: ignore[index]
@@ -124,7 +135,35 @@ def stretchy_rigify(scene, frames: int = 30, bone: str = "torso", period: int | 
         for frame, y in ((1, 0.0), (frames, 0.02 * frames)):
             root.location = (0.0, y, 0.0)
             root.keyframe_insert("location", frame=frame)
+    if wiggle:
+        _wiggle(rig, frames)
     _linear(rig)
     scene.frame_start, scene.frame_end = 1, frames
     scene.frame_set(1)
     return rig
+
+
+def control_bones(rig) -> list:
+    """The pose bones an animator keys: not Rigify's ``ORG-``, ``MCH-``, ``DEF-`` or
+    ``VIS`` helpers, not ``root``, and not rotating by axis-angle."""
+    helpers = ("ORG-", "MCH-", "DEF-", "VIS")
+    return [
+        pb
+        for pb in rig.pose.bones
+        if not pb.name.startswith(helpers) and pb.name != "root" and pb.rotation_mode != "AXIS_ANGLE"
+    ]
+
+
+def _wiggle(rig, frames: int, seed: int = 10) -> None:
+    from mathutils import Euler
+
+    rng = np.random.default_rng(seed)
+    for frame in range(1, frames + 1, 5):
+        for pb in control_bones(rig):
+            angles = rng.normal(scale=0.1, size=3).tolist()
+            if pb.rotation_mode == "QUATERNION":
+                pb.rotation_quaternion = Euler(angles).to_quaternion()
+                pb.keyframe_insert("rotation_quaternion", frame=frame)
+            else:
+                pb.rotation_euler = angles
+                pb.keyframe_insert("rotation_euler", frame=frame)

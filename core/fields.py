@@ -1,0 +1,358 @@
+"""The four numbers a frame-range report needs, for every node at every frame, in flat
+component arithmetic: world shear, local shear, and the corner distance of both engine
+models from the reference.
+
+:func:`frame_fields` gives per node-frame what :func:`~.analysis.analyze` gives per node
+(``abs(shear_deg).max``, ``abs(local.shear_deg).max``, ``matrix_model_deviation.max_corner``,
+``accumulated_deviation.max_corner``) to round-off (tested to 1e-9 against it), without
+the rest :func:`~.analysis.analyze` computes (rotation deviation, lossy scale,
+quaternions, the reference's decomposition).
+
+How it is fast (about 10x :func:`~.analysis.analyze` on a tiled forest):
+
+- the ``T x N`` node-frames are stored *structure of arrays*: ``(12, M)`` rows (the X, Y,
+  Z columns and the translation of each affine matrix), so every step is one numpy call
+  on long contiguous rows, not a small-matrix kernel per node;
+- the node-frames are sorted by depth once (level ``d`` holds that level's nodes at every
+  frame, contiguously), so each fold step reads its parents from the level above with one
+  gather and writes one contiguous slice: one Python step per depth level for all frames;
+- the matrix model and the accumulated model (rotation as a 3x3 frame, per-axis scale,
+  position) are folded together in that one pass;
+- only what the report needs: one ``arcsin`` per node-frame and quantity (of the largest
+  ``|cos|``), no quaternions.
+
+Node-frames the closed formulas do not cover to full accuracy (squared column lengths
+outside ``[1e-150, 1e150]`` or zero, a parent with no inverse or an ill-conditioned one,
+an X and Y column within 30 degrees of parallel in the local matrix) are computed by the general functions
+(:func:`~.decompose.affine_inverse`, :func:`~.decompose.decompose`,
+:func:`~.decompose.shear_angles`) and folded with the rest.
+
+Hierarchies deeper than :data:`MAX_LEVELS` are left to the callers' general path (the
+level loop would take one Python step per level).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .decompose import affine_inverse, decompose, shear_angles
+from .errors import InputError
+from .hierarchy import Hierarchy
+from .rotations import quat_to_matrix
+
+__all__ = ["FrameFields", "frame_fields", "MAX_LEVELS"]
+
+#: Deepest hierarchy (levels = max depth + 1) :func:`frame_fields` folds level by level.
+MAX_LEVELS = 128
+
+#: Node-frames per chunk (the temporaries of a chunk stay in cache).
+CHUNK = 1 << 14
+
+#: Row-major 4x4 indices of the X, Y, Z columns and the translation (the SoA rows).
+_ROWS = np.array([0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11])
+_LOW, _HIGH = 1e-150, 1e150
+#: Parents whose |det| is at most this fraction of their column lengths' product take the
+#: general path (condition numbers above about 1e6).
+_ILL = 1e-6
+
+
+class FrameFields(NamedTuple):
+    """``(T, N)`` per node-frame: largest ``|shear|`` of the reference world matrix and of
+    the local matrix (degrees), largest box-corner distance of the matrix model and of
+    the accumulated model from the reference (scene units)."""
+
+    shear_deg: np.ndarray
+    local_shear_deg: np.ndarray
+    corner_matrix: np.ndarray
+    corner_accumulated: np.ndarray
+
+
+class _Levels:
+    """Node-frames sorted by depth: level ``d`` is ``starts[d]:starts[d + 1]`` (frame-major,
+    then the level's nodes). ``order (M,)``: each sorted position's flat index ``t * N + i``
+    into the caller's ``(T, N)`` arrays (``frames[t']``, ``nodes[i']``); ``out (M,)`` its
+    index ``t' * N' + i'`` in the result; ``parent_pos (M - roots,)`` the sorted position of
+    each non-root's parent."""
+
+    def __init__(self, hierarchy: Hierarchy, frames: np.ndarray, nodes: np.ndarray, n_all: int):
+        n = len(hierarchy)
+        depth, parents = hierarchy.depth, hierarchy.parents
+        by_depth = np.argsort(depth, kind="stable")
+        counts = np.bincount(depth, minlength=1) if n else np.zeros(1, dtype=np.int64)
+        first = np.concatenate(([0], np.cumsum(counts)))
+        rank = np.empty(n, dtype=np.int64)
+        rank[by_depth] = np.arange(n) - first[depth[by_depth]]
+        steps = np.arange(len(frames), dtype=np.int64)
+        self.starts = len(frames) * first
+        order, out, parent_pos = [], [], []
+        for d in range(len(counts)):
+            level = by_depth[first[d] : first[d + 1]]
+            order.append((frames[:, None] * n_all + nodes[level][None, :]).ravel())
+            out.append((steps[:, None] * n + level[None, :]).ravel())
+            if d:
+                above = self.starts[d - 1] + steps[:, None] * counts[d - 1]
+                parent_pos.append((above + rank[parents[level]][None, :]).ravel())
+        empty = np.zeros(0, dtype=np.int64)
+        self.order = np.concatenate(order) if order else empty
+        self.out = np.concatenate(out) if out else empty
+        self.parent_pos = np.concatenate(parent_pos) if parent_pos else empty
+        self.roots = int(self.starts[1]) if len(self.starts) > 1 else 0
+
+    def level_parents(self, d: int) -> tuple[int, int, np.ndarray]:
+        a, b = int(self.starts[d]), int(self.starts[d + 1])
+        return a, b, self.parent_pos[a - self.roots : b - self.roots]
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Column-wise dot products of ``(3, M)`` vectors: ``(M,)``."""
+    return np.einsum("im,im->m", a, b)
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+    return out
+
+
+def _lin(cols: np.ndarray, v: np.ndarray, out=None) -> np.ndarray:
+    """``(3x3 given by column rows cols (9, M)) @ v (3, M)``: ``(3, M)``."""
+    return np.einsum("kim,km->im", cols.reshape(3, 3, -1), v, out=out)
+
+
+def _matmul(a: np.ndarray, b: np.ndarray, out=None) -> np.ndarray:
+    """Products of 3x3 matrices given as ``(3, 3, M)`` column blocks (column, row, m):
+    ``(a @ b)`` in the same layout (one einsum: about 3x fewer passes than per column)."""
+    return np.einsum("kim,jkm->jim", a, b, out=out)
+
+
+def _max_abs_arcsin_deg(cos: np.ndarray) -> np.ndarray:
+    """``max_k |degrees(arcsin(cos_k))|`` of ``(3, M)`` cosines (arcsin is monotonic)."""
+    return np.degrees(np.arcsin(np.minimum(np.abs(cos).max(axis=0), 1.0)))
+
+
+def _pair_cosines(cols: np.ndarray, sq: np.ndarray) -> np.ndarray:
+    """Cosines ``(3, M)`` of the XY, YZ, ZX column pairs of ``cols (9, M)``; 0 where a
+    column is zero (as :func:`~.decompose.shear_angles`)."""
+    x, y, z = cols[0:3], cols[3:6], cols[6:9]
+    dots = np.stack((_dot(x, y), _dot(y, z), _dot(z, x)))
+    denom = np.sqrt(sq * sq[[1, 2, 0]])
+    return np.divide(dots, denom, out=np.zeros_like(dots), where=denom > 0.0)
+
+
+def _squares(cols: np.ndarray) -> np.ndarray:
+    return np.stack((_dot(cols[0:3], cols[0:3]), _dot(cols[3:6], cols[3:6]), _dot(cols[6:9], cols[6:9])))
+
+
+def _ordinary(sq: np.ndarray) -> np.ndarray:
+    """``(M,)`` bool: every squared column length in ``[1e-150, 1e150]``."""
+    return ((sq >= _LOW) & (sq <= _HIGH)).all(axis=0)
+
+
+def _corner_distance(diff: np.ndarray, lo: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """Largest distance ``(M,)`` of the 8 corners of boxes ``lo + [0, size]`` moved by the
+    affine difference ``diff (12, M)`` (as :func:`~.metrics.box_corner_distance`)."""
+    base = _lin(diff[0:9], lo) + diff[9:12]
+    e0, e1, e2 = diff[0:3] * size[0], diff[3:6] * size[1], diff[6:9] * size[2]
+    corners = np.empty((8,) + base.shape)
+    corners[0] = base
+    np.add(base, e0, out=corners[1])
+    np.add(base, e1, out=corners[2])
+    np.add(corners[1], e1, out=corners[3])
+    np.add(corners[0:4], e2, out=corners[4:8])
+    return np.sqrt(np.einsum("kim,kim->km", corners, corners).max(axis=0))
+
+
+def _general(world: np.ndarray, parent_world: np.ndarray | None):
+    """The general path for a few node-frames: ``world (K, 4, 4)`` and its parents'
+    (None: roots). Returns ``(world shear, local shear, frame (9, K), scale (3, K),
+    translation (3, K))``."""
+    if parent_world is None:
+        local = world
+    else:
+        inv, bad = affine_inverse(parent_world)
+        if bad.any():
+            inv[bad] = np.linalg.pinv(parent_world[bad])
+        local = inv @ world
+    parts = decompose(local)
+    frame = quat_to_matrix(parts.rotation)  # (K, 3, 3): rows of the SoA are its columns
+    return (
+        np.abs(shear_angles(world)).max(axis=-1),
+        np.abs(parts.shear_deg).max(axis=-1),
+        frame.transpose(2, 1, 0).reshape(9, -1),
+        parts.scale.T,
+        parts.translation.T,
+    )
+
+
+def _locals(w: np.ndarray, levels: _Levels, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """Local matrices ``(12, b - a)`` ``inverse(parent world) @ world`` of sorted positions
+    ``a:b`` (roots: the world), and ``(b - a,)`` bool where the closed form does not apply
+    (a singular or extreme parent)."""
+    local = w[:, a:b].copy()
+    odd = np.zeros(b - a, dtype=bool)
+    c = max(a, levels.roots)  # the first non-root
+    if c >= b:
+        return local, odd
+    p = np.take(w, levels.parent_pos[c - levels.roots : b - levels.roots], axis=1)
+    p0, p1, p2 = p[0:3], p[3:6], p[6:9]
+    adj = np.stack((_cross(p1, p2), _cross(p2, p0), _cross(p0, p1)))  # rows of the adjugate (3, 3, m)
+    det = _dot(p0, adj[0])
+    psq = _squares(p)
+    size = np.sqrt(psq).prod(axis=0)
+    # Singular (the general path's pseudo-inverse) or ill-conditioned parents (round-off
+    # amplified past 1e-10): the general path, so both give the single-frame numbers.
+    odd[c - a :] = (np.abs(det) <= _ILL * np.maximum(size, 1e-300)) | ~_ordinary(psq)
+    scale = 1.0 / np.where(odd[c - a :], 1.0, det)
+    child = w[:, c:b]
+    # Row i of the inverse is adj[i] / det: local column j, entry i = adj[i] . world column j.
+    cols = np.einsum("ikm,jkm->jim", adj, child[0:9].reshape(3, 3, -1))
+    local[0:9, c - a :] = cols.reshape(9, -1) * scale
+    local[9:12, c - a :] = np.einsum("ikm,km->im", adj, child[9:12] - p[9:12]) * scale
+    return local, odd
+
+
+def _decompose(local: np.ndarray):
+    """Gram-Schmidt frames ``(9, M)``, signed scales ``(3, M)``, local shear ``(M,)`` and
+    ``(M,)`` bool where the closed form does not apply (extreme or nearly parallel columns)."""
+    sq = _squares(local)
+    odd = ~_ordinary(sq)
+    sign = np.where(_dot(local[0:3], _cross(local[3:6], local[6:9])) < 0.0, -1.0, 1.0)
+    scale = sign * np.sqrt(sq)
+    n = (local[0:9].reshape(3, 3, -1) / np.where(odd, 1.0, scale)[:, None, :]).reshape(9, -1)
+    x, y, z = n[0:3], n[3:6], n[6:9]
+    u0 = x / np.sqrt(_dot(x, x))
+    cos_xy = _dot(y, u0)
+    w1 = y - cos_xy * u0
+    w1len = np.sqrt(_dot(w1, w1))
+    odd |= w1len < 0.5
+    frame = np.empty((9, local.shape[1]))
+    frame[0:3] = u0
+    frame[3:6] = w1 / np.where(odd, 1.0, w1len)
+    frame[6:9] = _cross(frame[0:3], frame[3:6])
+    # The columns of n are unit vectors (to round-off): their dot products are the cosines.
+    shear = _max_abs_arcsin_deg(np.stack((cos_xy, _dot(y, z), _dot(z, x))))
+    return frame, scale, shear, odd
+
+
+def _models(frame: np.ndarray, scale: np.ndarray, translation: np.ndarray, parent, out: np.ndarray) -> None:
+    """One fold step of both engine models for m node-frames into ``out (27, m)``: rows
+    0-8 the matrix model's linear part (exported TRS composed as matrices; column rows),
+    9-17 the accumulated rotation frame, 18-20 the matrix model's translation, 21-23 the
+    accumulated position, 24-26 the accumulated scale. ``parent (27, m)`` the parents'
+    rows in the same layout (None: roots)."""
+    m = frame.shape[1]
+    own = np.empty((2, 3, 3, m))  # R diag(s) and R as column blocks
+    np.multiply(frame.reshape(3, 3, m), scale[:, None, :], out=own[0])
+    own[1] = frame.reshape(3, 3, m)
+    if parent is None:
+        out[0:18] = own.reshape(18, m)
+        out[18:21], out[21:24], out[24:27] = translation, translation, scale
+        return
+    # Both 3x3 products in one call: (matrix model, accumulated rotation) x (R S, R).
+    np.einsum("zkim,zjkm->zjim", parent[0:18].reshape(2, 3, 3, m), own, out=out[0:18].reshape(2, 3, 3, m))
+    moved = np.empty((2, 3, m))  # the translation as each model moves it
+    moved[0] = translation
+    np.multiply(parent[24:27], translation, out=moved[1])
+    np.einsum("zkim,zkm->zim", parent[0:18].reshape(2, 3, 3, m), moved, out=out[18:24].reshape(2, 3, m))
+    out[18:24] += parent[18:24]
+    np.multiply(parent[24:27], scale, out=out[24:27])
+
+
+def _rows(world: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """The SoA rows ``(12, M)`` of ``world (T, N, 4, 4)`` at flat indices ``order``.
+
+    Storage ``(T, 4, 4, N)`` (``world`` its transposed view, as the scene layer reads
+    ranges) is gathered row by row; any other layout through ``(M, 16)`` rows."""
+    t_count, n = world.shape[:2]
+    storage = world.transpose(0, 2, 3, 1)
+    if storage.flags.c_contiguous:
+        flat = storage.reshape(-1)
+        start = (order // n) * (16 * n) + order % n
+        out = np.empty((12, len(order)))
+        for k, entry in enumerate(_ROWS):
+            np.take(flat, start + int(entry) * n, out=out[k])
+        return out
+    return np.take(world.reshape(t_count * n, 16), order, axis=0)[:, _ROWS].T.copy()
+
+
+def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, nodes=None) -> FrameFields:
+    """The report's four numbers for the nodes of ``hierarchy`` at T' frames: ``(T', N')``.
+
+    ``world (T, N, 4, 4)`` the reference world matrices (Blender's), ``box_min, box_max
+    (T, N, 3)`` local boxes; ``frames (T',)`` time indices and ``nodes (N',)`` node
+    indices to analyse (default: all; ``hierarchy`` has the N' nodes, its parents indices
+    into ``nodes``). Local matrices are ``inverse(parent world) @ world`` (a singular
+    parent's pseudo-inverse), exported as their TRS (shear dropped); see
+    :class:`FrameFields`. Raises :class:`InputError` for a hierarchy deeper than
+    :data:`MAX_LEVELS` levels (use :func:`~.analysis.analyze` on the tiled forest).
+    """
+    world = np.asarray(world, dtype=np.float64)
+    t_all, n_all = world.shape[:2]
+    frames = np.arange(t_all) if frames is None else np.asarray(frames, dtype=np.int64)
+    nodes = np.arange(n_all) if nodes is None else np.asarray(nodes, dtype=np.int64)
+    if world.shape[2:] != (4, 4) or len(nodes) != len(hierarchy):
+        raise InputError(f"world: expected (T, N, 4, 4) and {len(hierarchy)} nodes, got {world.shape}", "world")
+    if hierarchy.max_depth + 1 > MAX_LEVELS:
+        raise InputError(f"hierarchy: {hierarchy.max_depth + 1} levels, more than {MAX_LEVELS}", "hierarchy")
+    levels = _Levels(hierarchy, frames, nodes, n_all)
+    order, m = levels.order, len(levels.order)
+    w = _rows(world, order)
+    lo = np.take(np.asarray(box_min, dtype=np.float64).reshape(-1, 3), order, axis=0).T.copy()
+    size = np.take(np.asarray(box_max, dtype=np.float64).reshape(-1, 3), order, axis=0).T - lo
+    result = np.empty((4, m))  # shear, local shear, corner distance of each model
+    frame, scale, translation = np.empty((9, m)), np.empty((3, m)), np.empty((3, m))
+    # Per node-frame work in chunks of at most CHUNK node-frames (a chunk's temporaries
+    # stay in cache and the allocator reuses them), across levels; only the fold goes
+    # level by level (a dozen numpy calls per level).
+    for a in range(0, m, CHUNK):
+        b = min(m, a + CHUNK)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            sq = _squares(w[:, a:b])
+            result[0, a:b] = _max_abs_arcsin_deg(_pair_cosines(w[:, a:b], sq))
+            local, odd = _locals(w, levels, a, b)
+            frame[:, a:b], scale[:, a:b], result[1, a:b], odd_local = _decompose(local)
+        translation[:, a:b] = local[9:12]
+        odd |= odd_local | ~_ordinary(sq)
+        if odd.any():
+            k = a + np.flatnonzero(odd)
+            _patch(k, world, levels, result, frame, scale, translation)
+    v = np.empty((27, m))  # both models folded, the layout of _models
+    r = levels.roots
+    for d in range(len(levels.starts) - 1):
+        a, b = int(levels.starts[d]), int(levels.starts[d + 1])
+        parent = np.take(v, levels.parent_pos[a - r : b - r], axis=1) if d else None
+        _models(frame[:, a:b], scale[:, a:b], translation[:, a:b], parent, v[:, a:b])
+    for a in range(0, m, CHUNK):
+        b = min(m, a + CHUNK)
+        diff = np.empty((12, b - a))
+        np.subtract(v[0:9, a:b], w[0:9, a:b], out=diff[0:9])
+        np.subtract(v[18:21, a:b], w[9:12, a:b], out=diff[9:12])
+        result[2, a:b] = _corner_distance(diff, lo[:, a:b], size[:, a:b])
+        np.multiply(v[9:18, a:b].reshape(3, 3, -1), v[24:27, a:b][:, None, :], out=diff[0:9].reshape(3, 3, -1))
+        diff[0:9] -= w[0:9, a:b]
+        np.subtract(v[21:24, a:b], w[9:12, a:b], out=diff[9:12])
+        result[3, a:b] = _corner_distance(diff, lo[:, a:b], size[:, a:b])
+    out = np.empty((4, m))
+    out[:, levels.out] = result
+    return FrameFields(*out.reshape(4, len(frames), len(nodes)))
+
+
+def _patch(idx, world, levels: _Levels, result, frame, scale, translation) -> None:
+    """Recompute the node-frames at sorted positions ``idx`` with the general functions."""
+    r, n = levels.roots, world.shape[1]
+    for roots in (True, False):
+        pick = idx[idx < r] if roots else idx[idx >= r]
+        if not len(pick):
+            continue
+        flat = levels.order[pick]
+        parent = None
+        if not roots:
+            up = levels.order[levels.parent_pos[pick - r]]
+            parent = world[up // n, up % n]
+        result[0, pick], result[1, pick], frame[:, pick], scale[:, pick], translation[:, pick] = _general(
+            world[flat // n, flat % n], parent
+        )

@@ -1,0 +1,135 @@
+"""core.frame_fields against core.analyze frame by frame: random forests with mirrored
+and sheared locals, the node-frames its closed formulas hand to the general functions
+(singular parents, extreme magnitudes, nearly parallel columns, zero columns), subsets
+of frames and nodes, and the (T, 4, 4, N) storage the scene layer reads into."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import random_forest, random_trs_arrays
+from hierarchy_inspector import core
+from hierarchy_inspector.core import fields
+from hypothesis import given
+from hypothesis import strategies as st
+
+
+def frames_of(rng, parents, t_count: int, shear: float = 0.4) -> np.ndarray:
+    """Blender-like worlds ``(T, N, 4, 4)``: random locals (some mirrored, some sheared)
+    composed as matrices."""
+    h = core.Hierarchy(parents)
+    n = len(parents)
+    worlds = []
+    for _ in range(t_count):
+        t, q, s = random_trs_arrays(rng, n, negative=True)
+        local = core.TRS(t, q, s).to_matrix()
+        local[rng.random(n) < 0.3, 0, 1] += shear
+        worlds.append(h.world_matrices(local))
+    return np.array(worlds)
+
+
+def boxes_of(rng, shape):
+    lo = -rng.uniform(0.1, 2.0, size=shape + (3,))
+    return lo, lo + rng.uniform(0.1, 3.0, size=shape + (3,))
+
+
+def expected(parents, world, lo, hi) -> np.ndarray:
+    """``(4, T, N)`` from core.analyze at each frame (the single-frame definitions)."""
+    h = core.Hierarchy(parents)
+    out = []
+    for k in range(len(world)):
+        local = np.empty_like(world[k])
+        has = parents >= 0
+        local[~has] = world[k][~has]
+        inv, bad = core.affine_inverse(world[k][parents[has]])
+        inv[bad] = np.linalg.pinv(world[k][parents[has]][bad])
+        local[has] = inv @ world[k][has]
+        a = core.analyze(h, local, world[k], lo[k], hi[k])
+        out.append(
+            [
+                np.abs(a.shear_deg).max(axis=-1),
+                np.abs(a.local.shear_deg).max(axis=-1),
+                a.matrix_model_deviation.max_corner,
+                a.accumulated_deviation.max_corner,
+            ]
+        )
+    return np.array(out).transpose(1, 0, 2)
+
+
+def assert_fields_close(got: core.FrameFields, want: np.ndarray, rtol: float = 1e-9) -> None:
+    got = np.array(got)
+    scale = np.maximum(1.0, np.abs(want))
+    assert np.all(np.abs(got - want) <= rtol * scale), np.abs(got - want).max()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_every_node_frame_equals_analyze(seed):
+    rng = np.random.default_rng(seed)
+    parents = random_forest(rng, 60)
+    world = frames_of(rng, parents, 5)
+    lo, hi = boxes_of(rng, world.shape[:2])
+    got = core.frame_fields(core.Hierarchy(parents), world, lo, hi)
+    want = expected(parents, world, lo, hi)
+    assert_fields_close(got, want)
+    assert want[1].max() > 1.0 and want[2].max() > 1e-3  # sheared locals: both models are off
+
+
+@given(st.integers(0, 10_000), st.integers(1, 40), st.integers(1, 4))
+def test_random_forests_equal_analyze(seed, n, t_count):
+    rng = np.random.default_rng(seed)
+    parents = random_forest(rng, n)
+    world = frames_of(rng, parents, t_count)
+    lo, hi = boxes_of(rng, world.shape[:2])
+    assert_fields_close(core.frame_fields(core.Hierarchy(parents), world, lo, hi), expected(parents, world, lo, hi))
+
+
+def test_the_general_path_cases_equal_analyze(rng):
+    # A chain and a few leaves, each case on its own node (its children see its world),
+    # and a root with a zero X column at the origin (singular: its child gets the
+    # pseudo-inverse, which keeps the affine bottom row only for a parent at the origin).
+    parents = np.array([-1, 0, 1, 2, 3, 4, 5, 6, 0, 2, 4, 6, -1, 12])
+    world = frames_of(rng, parents, 3)
+    for k in range(3):
+        local = np.linalg.solve(world[k][np.maximum(parents, 0)], world[k])
+        local[parents < 0] = world[k][parents < 0]
+        local[12] = np.diag([0.0, 1.0, 2.0, 1.0])
+        local[3, :3, :3] *= 1e-80  # squared lengths below 1e-150
+        local[4, :3, :3] *= 1e80  # and above 1e150
+        local[5, :3, 1] = local[5, :3, 0] + 1e-9 * local[5, :3, 1]  # X and Y nearly parallel
+        local[6, :3, :3] = np.diag([-1.0, 2.0, 0.5])  # mirrored
+        world[k] = core.Hierarchy(parents).world_matrices(local)
+    lo, hi = boxes_of(rng, world.shape[:2])
+    got = np.array(core.frame_fields(core.Hierarchy(parents), world, lo, hi))
+    want = expected(parents, world, lo, hi)
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(np.isfinite(got), finite)
+    scale = np.maximum(1.0, np.abs(np.where(finite, want, 0.0)))
+    assert np.all(np.abs(np.where(finite, got - want, 0.0)) <= 1e-9 * scale)
+
+
+def test_subsets_and_storage_layout_give_the_same_numbers(rng):
+    parents = random_forest(rng, 30)
+    world = frames_of(rng, parents, 6)
+    lo, hi = boxes_of(rng, world.shape[:2])
+    whole = np.array(core.frame_fields(core.Hierarchy(parents), world, lo, hi))
+    storage = np.ascontiguousarray(world.transpose(0, 2, 3, 1))
+    viewed = np.array(core.frame_fields(core.Hierarchy(parents), storage.transpose(0, 3, 1, 2), lo, hi))
+    np.testing.assert_array_equal(viewed, whole)
+    # A subtree (a root and everything under it) at some frames.
+    root = int(np.flatnonzero(parents < 0)[0])
+    chain = [root]
+    for _ in range(len(parents)):
+        chain += [i for i in range(len(parents)) if parents[i] in chain and i not in chain]
+    nodes = np.array(sorted(chain))
+    position = {int(v): k for k, v in enumerate(nodes)}
+    sub = core.Hierarchy([position[int(parents[i])] if parents[i] >= 0 else -1 for i in nodes])
+    picked = np.array(core.frame_fields(sub, world, lo, hi, frames=[1, 4], nodes=nodes))
+    np.testing.assert_allclose(picked, whole[:, [1, 4]][:, :, nodes], rtol=1e-12, atol=1e-12)
+
+
+def test_hierarchies_deeper_than_the_level_loop_are_refused():
+    parents = np.arange(-1, fields.MAX_LEVELS)  # a chain of MAX_LEVELS + 1 nodes
+    world = np.tile(np.eye(4), (1, len(parents), 1, 1))
+    box = np.zeros((1, len(parents), 3))
+    with pytest.raises(core.InputError, match="levels"):
+        core.frame_fields(core.Hierarchy(parents), world, box, box)
