@@ -110,3 +110,31 @@ def test_shear_causes_of_all_nodes_equal_walking_up_each_chain(seed):
         assert (got is None) == (want is None)
         if got is not None:
             assert got[0] == want[0] and abs(got[1] - want[1]) < 1e-9
+
+
+def test_cause_groups_equal_grouping_one_cause_at_a_time():
+    from hierarchy_inspector.addon.model.advice.causes import cause_groups, nearest_sources
+
+    rng = np.random.default_rng(11)
+    n = 300
+    parents = np.array([-1] + [int(rng.integers(-1, i)) for i in range(1, n)])
+    scale = np.where(rng.random((n, 1)) < 0.2, rng.uniform(0.5, 2.0, (n, 3)), 1.0)
+    trs = core.TRS(rng.normal(size=(n, 3)), core.euler_to_quat(rng.uniform(-3, 3, (n, 3)), "XYZ"), scale)
+    world = core.Hierarchy(parents).world_matrices(trs.to_matrix())
+    ins = inspect(Nodes([(f"n{i}", "") for i in range(n)], parents, world, -np.ones((n, 3)), np.ones((n, 3))))
+    flagged = np.flatnonzero(ins.flagged)
+    assert len(flagged) > 50
+    cause = nearest_sources(ins)[0]
+    expected = sorted(
+        (
+            (
+                -float(ins.worst_corner[flagged[cause[flagged] == c]].max()),
+                int(c),
+                ins.worst_first(flagged[cause[flagged] == c]).tolist(),
+            )
+            for c in np.unique(cause[flagged])
+        ),
+    )
+    got = [(-g.worst_corner, g.cause, g.members.tolist()) for g in cause_groups(ins)]
+    assert got == expected
+    assert cause_groups(ins, []) == []

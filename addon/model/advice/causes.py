@@ -75,11 +75,15 @@ class CauseGroup:
 def cause_groups(inspection: Inspection, indices=None) -> list[CauseGroup]:
     """``indices`` (default: the flagged nodes) grouped by cause, worst group first."""
     idx = np.flatnonzero(inspection.flagged) if indices is None else np.asarray(indices, dtype=np.int64)
+    if not len(idx):
+        return []
     cause, _count = nearest_sources(inspection)
-    groups = []
-    for c in np.unique(cause[idx]):
-        members = inspection.worst_first(idx[cause[idx] == c])
-        groups.append(CauseGroup(int(c), members, float(inspection.worst_corner[members].max())))
+    ordered = inspection.worst_first(idx)  # then grouped by a stable sort: worst first inside each group
+    by_cause = ordered[np.argsort(cause[ordered], kind="stable")]
+    causes, starts = np.unique(cause[by_cause], return_index=True)
+    members = np.split(by_cause, starts[1:])
+    worst = inspection.worst_corner[by_cause[starts]]
+    groups = [CauseGroup(int(c), m, float(w)) for c, m, w in zip(causes.tolist(), members, worst.tolist(), strict=True)]
     groups.sort(key=lambda g: (-g.worst_corner, g.cause))
     return groups
 
