@@ -3,9 +3,10 @@
 Each object's and bone's world matrix is recomputed through the core's model of
 Blender's math (:mod:`..core.blender_math`) from its own transform (Blender's
 ``matrix_basis``: loc / rot / scale with deltas), parent inverse, parent type, inherit
-modes, and its parent's *evaluated* matrix, one step at a time. Where the result differs from what Blender shows (beyond float32
-round-off), something evaluates the node differently (constraints, IK, physics, an
-add-on) and the node is marked with the likely reason instead of being counted as shear.
+modes, and its parent's *evaluated* matrix, one step at a time. Where the result
+differs from what Blender shows (beyond float32 round-off), something evaluates the
+node differently (constraints, IK, physics, an add-on) and the node is marked with the
+likely reason instead of being counted as shear.
 """
 
 from __future__ import annotations
