@@ -61,7 +61,7 @@ test-nobpy: $(NOBPY)/.installed-stamp
 	$(NOBPY)/bin/python -m pytest tests/core tests/model tests/test_layers.py
 
 # The add-on and command-line tests against the other Blender versions the manifest claims
-# (bpy from PyPI, Python 3.11, one venv each, run in sequence): the oldest claimed LTS and
+# (bpy from PyPI, Python 3.11, one venv each): the oldest claimed LTS and
 # the current LTS. The main venv covers 5.0, make test-blender the 4.3 binary.
 BPY_42 := 4.2.23
 BPY_45 := 4.5.15
