@@ -201,6 +201,10 @@ def cmd_report(args) -> int:
 
 
 def cmd_export(args) -> int:
+    if args.csv and args.target != "accumulated":
+        raise UsageError(f"--csv is for --target accumulated (the {args.target} file itself holds the transforms)")
+    if args.z_up and args.target != "gltf":
+        raise UsageError(f"--z-up is for --target gltf (the {args.target} export has no such choice)")
     _check_outputs(args, out=args.out, csv=args.csv)
     thresholds = thresholds_of(args)
     if args.target == "gltf" and not args.out.lower().endswith(".glb"):

@@ -35,3 +35,21 @@ def test_paths_with_control_characters_are_quoted(tmp_path):
 def test_help_still_works():
     result = run_cli("report", "--help")
     assert result.returncode == 0 and "--fail-on-shear" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "target, extra, message",
+    [
+        ("gltf", ["--csv", "out.csv"], "--csv is for --target accumulated"),
+        ("fbx", ["--csv", "out.csv"], "--csv is for --target accumulated"),
+        ("fbx", ["--z-up"], "--z-up is for --target gltf"),
+        ("accumulated", ["--z-up"], "--z-up is for --target gltf"),
+    ],
+)
+def test_export_options_of_another_target_are_refused_not_ignored(tmp_path, target, extra, message):
+    out = tmp_path / {"gltf": "out.glb", "fbx": "out.fbx", "accumulated": "out.json"}[target]
+    result = run_cli("export", str(tmp_path / "scene.blend"), "--target", target, "--out", str(out), *extra)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
