@@ -16,8 +16,13 @@ _STYLE = OverlayStyle()
 _ARROWS = ArrowStyle()
 
 
+def _colour(label: str, default):
+    """An RGBA colour preference (components 0..1)."""
+    return FloatVectorProperty(name=label, subtype="COLOR", size=4, min=0.0, max=1.0, default=default)
+
+
 def _arrow_colour(kind: str, label: str):
-    return FloatVectorProperty(name=label, subtype="COLOR", size=4, min=0.0, max=1.0, default=_ARROWS.colour(kind))
+    return _colour(label, _ARROWS.colour(kind))
 
 
 class HI_AddonPreferences(bpy.types.AddonPreferences):
@@ -40,18 +45,10 @@ class HI_AddonPreferences(bpy.types.AddonPreferences):
         precision=4,
         subtype="DISTANCE",
     )
-    colour_blender: FloatVectorProperty(  # type: ignore[valid-type]
-        name="Blender box", subtype="COLOR", size=4, min=0.0, max=1.0, default=_STYLE.colour_blender
-    )
-    colour_accumulated: FloatVectorProperty(  # type: ignore[valid-type]
-        name="Accumulated box", subtype="COLOR", size=4, min=0.0, max=1.0, default=_STYLE.colour_accumulated
-    )
-    colour_skew_low: FloatVectorProperty(  # type: ignore[valid-type]
-        name="Slight skew", subtype="COLOR", size=4, min=0.0, max=1.0, default=_STYLE.colour_skew_low
-    )
-    colour_skew_high: FloatVectorProperty(  # type: ignore[valid-type]
-        name="Strong skew", subtype="COLOR", size=4, min=0.0, max=1.0, default=_STYLE.colour_skew_high
-    )
+    colour_blender: _colour("Blender box", _STYLE.colour_blender)  # type: ignore[valid-type]
+    colour_accumulated: _colour("Accumulated box", _STYLE.colour_accumulated)  # type: ignore[valid-type]
+    colour_skew_low: _colour("Slight skew", _STYLE.colour_skew_low)  # type: ignore[valid-type]
+    colour_skew_high: _colour("Strong skew", _STYLE.colour_skew_high)  # type: ignore[valid-type]
     skew_full_scale_deg: FloatProperty(  # type: ignore[valid-type]
         name="Strong skew at (\N{DEGREE SIGN})",
         description="Shear (degrees) drawn in the strong skew colour; less is blended toward the slight colour",
