@@ -44,6 +44,8 @@ def norm(v) -> np.ndarray:
 
 def _broadcast_batches(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> tuple[int, ...]:
     """The common batch shape of two arrays of vectors; :class:`InputError` naming both if none."""
+    if a.shape[:-1] == b.shape[:-1]:
+        return a.shape[:-1]
     try:
         return np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
     except ValueError:

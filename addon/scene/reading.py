@@ -64,7 +64,7 @@ class _Sequence:
             return
         if prop.startswith("matrix"):
             # Column-major, like Blender's flat buffers.
-            flat = np.stack([np.asarray(getattr(item, prop), dtype=np.float64).T for item in self.items])
+            flat = np.array([getattr(item, prop) for item in self.items], dtype=np.float64).transpose(0, 2, 1)
         elif prop == "bound_box":
             flat = np.empty((len(self.items), 24), dtype=np.float32)  # as Blender stores it
             for row, item in zip(flat, self.items, strict=True):

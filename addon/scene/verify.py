@@ -169,11 +169,11 @@ def check_bones(arm, parents: np.ndarray, pose: np.ndarray, bones=None) -> list[
     if hasattr(bones, "foreach_get"):
         basis = _bases(bones, n)
     else:  # the panel's chain: a short list
-        basis = np.array([np.asarray(pb.matrix_basis, dtype=np.float64) for pb in bones]).reshape(n, 4, 4)
+        basis = np.array([pb.matrix_basis for pb in bones], dtype=np.float64).reshape(n, 4, 4)
     finite = _finite_rows(basis, pose)
     basis = _neutral(basis)
     data = [pb.bone for pb in bones]
-    rest = np.stack([np.asarray(b.matrix_local, dtype=np.float64) for b in data])
+    rest = np.array([b.matrix_local for b in data], dtype=np.float64).reshape(n, 4, 4)
     safe_pose = np.where(finite[:, None, None], pose, np.eye(4))
     parent_pose = np.where((parents >= 0)[:, None, None], safe_pose[np.maximum(parents, 0)], np.eye(4))
     finite &= np.where(parents >= 0, finite[np.maximum(parents, 0)], True)
