@@ -21,7 +21,7 @@ import numpy as np
 
 from .decompose import Decomposition, decompose_with_frames, rotation_frames, shear_angles
 from .errors import InputError, as_array
-from .hierarchy import Hierarchy
+from .hierarchy import Hierarchy, lossy_scale_of
 from .metrics import Deviation, deviation
 from .rotations import quat_to_matrix
 from .trs import TRS
@@ -90,7 +90,9 @@ def analyze(
     accumulated = hierarchy.accumulate(local_trs)
     accumulated_frames = quat_to_matrix(accumulated.rotation)
     accumulated_matrix = _affine(accumulated_frames * accumulated.scale[:, None, :], accumulated.translation)
-    lossy = hierarchy.lossy_scale(local_trs, world_matrices=world_matrix_model, global_rotation=accumulated.rotation)
+    # Hierarchy.lossy_scale with the global rotation's matrices already at hand (and
+    # its check: an overflowed model is named as there).
+    lossy = lossy_scale_of(accumulated_frames, as_array(world_matrix_model, "world_matrices", (None, None))[:, :3, :3])
     if reference_parts is None:
         reference_parts, reference_frames = decompose_with_frames(reference)
     both = deviation(

@@ -55,6 +55,13 @@ def _linear_and_rotation_product(p, c):
     return np.matmul(p[0], c[0]), quat_multiply(p[1], c[1])
 
 
+def lossy_scale_of(rotation_matrices: np.ndarray, linear: np.ndarray) -> np.ndarray:
+    """Unity's ``lossyScale`` ``(N, 3)`` from the global rotations as matrices
+    ``(N, 3, 3)`` and the world matrices' 3x3 parts ``(N, 3, 3)`` (checked arrays): the
+    diagonal of ``R^T @ linear`` (see :meth:`Hierarchy.lossy_scale`)."""
+    return np.einsum("nji,nji->ni", rotation_matrices, linear)
+
+
 class Hierarchy:
     """A validated forest of N nodes.
 
@@ -262,7 +269,7 @@ class Hierarchy:
             linear = self.fold((trs.rotation_scale_matrix(),), _matrix_product)[0]
         elif global_rotation is None:
             q = self.global_rotation(trs)
-        return np.einsum("nji,nji->ni", quat_to_matrix(q), linear)
+        return lossy_scale_of(quat_to_matrix(q), linear)
 
     # -- accumulated model -----------------------------------------------------------
 

@@ -6,6 +6,8 @@ Inherit Scale modes, hinge, local location and connected bones
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ..errors import as_array
@@ -260,7 +262,7 @@ def pose_matrices_given_parents(
     Arguments as :func:`pose_matrices`, plus ``parent_pose (N, 4, 4)``: the pose matrix
     of each bone's parent (rows of root bones are ignored).
     """
-    par, rest, mode, inherit, local, basis = _pose_inputs(
+    par, rest, mode, inherit, local, basis, offsets = _pose_inputs(
         _parent_indices(parents),
         bone_matrix_local,
         inherit_scale,
@@ -268,6 +270,7 @@ def pose_matrices_given_parents(
         local_location,
         connected,
         pose_basis,
+        with_offsets=True,
     )
     n = len(par)
     given = _batch(parent_pose, "parent_pose", (4, 4), n)
@@ -276,7 +279,9 @@ def pose_matrices_given_parents(
     children = np.flatnonzero(par >= 0)
     out[roots] = _root_pose(rest[roots], local[roots], basis[roots])
     if len(children):
-        out[children] = _child_pose(children, par[children], given[children], rest, mode, inherit, local, basis)
+        out[children] = _child_pose(
+            children, par[children], given[children], rest, mode, inherit, local, basis, offsets
+        )
     return out
 
 
@@ -295,19 +300,54 @@ def _parent_indices(parents) -> np.ndarray:
     return par
 
 
-def _pose_inputs(parents, bone_matrix_local, inherit_scale, inherit_rotation, local_location, connected, pose_basis):
-    """Checked inputs; ``parents`` a :class:`Hierarchy` or an index array (returned as given)."""
+def _pose_inputs(
+    parents,
+    bone_matrix_local,
+    inherit_scale,
+    inherit_rotation,
+    local_location,
+    connected,
+    pose_basis,
+    with_offsets: bool = False,
+):
+    """Checked inputs; ``parents`` a :class:`Hierarchy` or an index array (returned as
+    given). ``with_offsets`` (``parents`` an index array): the rest offsets of the bones
+    with a parent are returned last (:func:`_rest_offsets`)."""
     h = parents
     n = len(h)
     rest = _batch(bone_matrix_local, "bone_matrix_local", (4, 4), n)
-    _check_rigid(rest, "bone_matrix_local")
+    if with_offsets:
+        offsets = _rest_offsets(rest.tobytes(), np.asarray(h, dtype=np.int64).tobytes())
+    else:
+        _check_rigid(rest, "bone_matrix_local")
     mode = _codes(inherit_scale, INHERIT_SCALE_MODES, "inherit_scale", n)
     inherit = _flags(inherit_rotation, n, "inherit_rotation")
     local = _flags(local_location, n, "local_location")
     conn = _flags(connected, n, "connected")
     basis = _batch(pose_basis, "pose_basis", (4, 4), n).copy()
     basis[conn, :3, 3] = 0.0
+    if with_offsets:
+        return h, rest, mode, inherit, local, basis, offsets
     return h, rest, mode, inherit, local, basis
+
+
+@lru_cache(maxsize=8)
+def _rest_offsets(rest: bytes, parents: bytes) -> np.ndarray:
+    """``inv(rest[parent]) @ rest`` ``(M, 4, 4)`` of the M bones with a parent (in index
+    order), the rest matrices checked rigid on the way (``rest``: ``(N, 4, 4)`` float64
+    bytes, ``parents``: ``(N,)`` int64 bytes).
+
+    Kept for the next call with the same rest matrices: they change only in Edit mode,
+    while the panel verifies its chain's bones again after every pose change. The key is
+    the values themselves, so nothing stale can come back; read-only result.
+    """
+    r = np.frombuffer(rest, dtype=np.float64).reshape(-1, 4, 4)
+    par = np.frombuffer(parents, dtype=np.int64)
+    _check_rigid(r, "bone_matrix_local")
+    children = np.flatnonzero(par >= 0)
+    offsets = _affine_inverse(r[par[children]]) @ r[children]
+    offsets.flags.writeable = False
+    return offsets
 
 
 def _root_pose(rest, local, basis):
@@ -317,7 +357,9 @@ def _root_pose(rest, local, basis):
     return _apply_parent_transform(rest, loc, np.ones((len(rest), 3)), basis)
 
 
-def _child_pose(idx, par, parent_pose, rest, mode, inherit, local, basis):
-    offs = _affine_inverse(rest[par]) @ rest[idx]
+def _child_pose(idx, par, parent_pose, rest, mode, inherit, local, basis, offsets=None):
+    """Pose matrices of the bones ``idx`` (parents ``par``) given their parents' poses;
+    ``offsets``: their rest offsets when known (:func:`_rest_offsets`)."""
+    offs = _affine_inverse(rest[par]) @ rest[idx] if offsets is None else offsets
     rotscale, loc, post = bone_parent_transforms(offs, rest[par], parent_pose, mode[idx], inherit[idx], local[idx])
     return _apply_parent_transform(rotscale, loc, post, basis[idx])
