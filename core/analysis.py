@@ -19,10 +19,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .decompose import Decomposition, decompose_with_frames, rotation_frames, shear_angles
+from .decompose import Decomposition, _rotation_frames, _shear_angles, decompose_with_frames
 from .errors import InputError, as_array
 from .hierarchy import Hierarchy, lossy_scale_of
-from .metrics import Deviation, deviation
+from .metrics import Deviation, _deviation
 from .rotations import quat_to_matrix
 from .trs import TRS
 
@@ -95,13 +95,17 @@ def analyze(
     lossy = lossy_scale_of(accumulated_frames, as_array(world_matrix_model, "world_matrices", (None, None))[:, :3, :3])
     if reference_parts is None:
         reference_parts, reference_frames = decompose_with_frames(reference)
-    both = deviation(
+    # The checks deviation() would make, in its order; then its arithmetic on both models.
+    lo = _twice(box_min, "box_min", n, -1.0)
+    hi = _twice(box_max, "box_max", n, 1.0)
+    as_array(accumulated_matrix, "world_b", (4, 4))
+    both = _deviation(
         np.concatenate((reference, reference)),
         np.concatenate((world_matrix_model, accumulated_matrix)),
-        _twice(box_min, "box_min", n),
-        _twice(box_max, "box_max", n),
-        frames_a=np.concatenate((reference_frames, reference_frames)),
-        frames_b=np.concatenate((rotation_frames(world_matrix_model)[0], accumulated_frames)),
+        lo,
+        hi,
+        np.concatenate((reference_frames, reference_frames)),
+        np.concatenate((_rotation_frames(world_matrix_model[:, :3, :3])[0], accumulated_frames)),
     )
     return Analysis(
         local=parts,
@@ -112,16 +116,17 @@ def analyze(
         accumulated_matrix=accumulated_matrix,
         global_rotation=accumulated.rotation,
         lossy_scale=lossy,
-        shear_deg=shear_angles(reference),
+        shear_deg=_shear_angles(reference[:, :3, :3]),
         matrix_model_deviation=Deviation(*(field[:n] for field in both)),
         accumulated_deviation=Deviation(*(field[n:] for field in both)),
     )
 
 
-def _twice(box, what: str, n: int) -> np.ndarray | None:
-    """``box`` (``(N, 3)`` or broadcastable to it) for both models: ``(2N, 3)``."""
+def _twice(box, what: str, n: int, default: float) -> np.ndarray:
+    """``box`` (``(N, 3)`` or broadcastable to it; None: ``default`` on every axis, as in
+    :func:`~.metrics.deviation`) for both models: ``(2N, 3)``."""
     if box is None:
-        return None
+        return np.full((2 * n, 3), default)
     one = np.broadcast_to(as_array(box, what, (3,)), (n, 3))
     return np.concatenate((one, one))
 

@@ -238,7 +238,12 @@ def rotation_frames(matrices) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     column is exactly zero). Any magnitude; a column longer than the largest float64
     raises :class:`InputError`.
     """
-    cols, exponents, sq = _safe_columns(linear_part(matrices))
+    return _rotation_frames(linear_part(matrices))
+
+
+def _rotation_frames(m3: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`rotation_frames` of the 3x3 parts ``(..., 3, 3)`` of checked (finite) matrices."""
+    cols, exponents, sq = _safe_columns(m3)
     col_lengths = np.sqrt(sq)
     sign = np.where(_determinant3(cols) < 0.0, -1.0, 1.0)
     lengths = col_lengths
@@ -321,7 +326,7 @@ def decompose_with_frames(matrices) -> tuple[Decomposition, np.ndarray]:
     """:func:`decompose`, and its rotations as matrices ``(..., 3, 3)`` too (the frames
     the quaternions were taken from), for callers that need both."""
     m = _check_affine(_check_matrices(matrices, "matrices"), "matrices")
-    frame, scale, normalised = rotation_frames(m)
+    frame, scale, normalised = _rotation_frames(m[..., :3, :3])
     shear = np.swapaxes(frame, -1, -2) @ normalised
     translation = m[..., :3, 3] if m.shape[-1] == 4 else np.zeros(m.shape[:-2] + (3,))
     return Decomposition(translation, matrix_to_quat(frame), scale, shear), frame
@@ -338,7 +343,12 @@ def shear_angles(matrices) -> np.ndarray:
     angles do not change). Accepts ``(..., 4, 4)`` or ``(..., 3, 3)``; needs no
     decomposition, so it is cheap.
     """
-    m3, _, sq = _safe_columns(linear_part(matrices))  # sq: squared lengths of X, Y, Z
+    return _shear_angles(linear_part(matrices))
+
+
+def _shear_angles(m3: np.ndarray) -> np.ndarray:
+    """:func:`shear_angles` of the 3x3 parts ``(..., 3, 3)`` of checked (finite) matrices."""
+    m3, _, sq = _safe_columns(m3)  # sq: squared lengths of X, Y, Z
     x, y, z = m3[..., :, 0], m3[..., :, 1], m3[..., :, 2]
     dots = np.stack((_dot(x, y), _dot(y, z), _dot(z, x)), axis=-1)
     denom = np.sqrt(sq * sq[..., [1, 2, 0]])

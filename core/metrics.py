@@ -106,9 +106,15 @@ def deviation(world_a, world_b, box_min=None, box_max=None, *, frames_a=None, fr
         -np.ones(batch + (3,)) if box_min is None else np.broadcast_to(as_array(box_min, "box_min", (3,)), batch + (3,))
     )
     hi = np.ones(batch + (3,)) if box_max is None else np.broadcast_to(as_array(box_max, "box_max", (3,)), batch + (3,))
-    offset = a[..., :3, 3] - b[..., :3, 3]
-    position = np.sqrt(np.einsum("...i,...i->...", offset, offset))
     frames_a = rotation_frames(a)[0] if frames_a is None else frames_a
     frames_b = rotation_frames(b)[0] if frames_b is None else frames_b
+    return _deviation(a, b, lo, hi, frames_a, frames_b)
+
+
+def _deviation(a, b, lo, hi, frames_a, frames_b) -> Deviation:
+    """:func:`deviation` of checked float64 arrays: ``a``, ``b`` ``(..., 4, 4)``, boxes
+    ``(..., 3)`` and the rotation matrices ``(..., 3, 3)``, all of one batch shape."""
+    offset = a[..., :3, 3] - b[..., :3, 3]
+    position = np.sqrt(np.einsum("...i,...i->...", offset, offset))
     rotation = rotation_angle_deg(frames_a, frames_b)
     return Deviation(position, rotation, _box_corner_distance(a, b, lo, hi))

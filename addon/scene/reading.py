@@ -126,16 +126,19 @@ def read_nodes(
             continue
         pose = _matrices(_collection_of(arm_bones), "matrix", count)
         worlds.append(np.asarray(arm.matrix_world, dtype=np.float64) @ pose)
-        local_index = {pb.name: k for k, pb in enumerate(arm_bones)}
-        arm_parents = np.array([local_index[pb.parent.name] if pb.parent else -1 for pb in arm_bones], dtype=np.int64)
+        # Each name read once (every RNA access builds a Python object).
+        names = [pb.name for pb in arm_bones]
+        parent_names = [parent.name if (parent := pb.parent) is not None else "" for pb in arm_bones]
+        local_index = {name: k for k, name in enumerate(names)}
+        arm_parents = np.array([local_index[p] if p else -1 for p in parent_names], dtype=np.int64)
         armatures.append((arm, pose, arm_parents, arm_bones))
         # Rest lengths: the box lives in pose space, which already carries the pose scale.
         lo, hi = bone_boxes(np.array([pb.bone.length for pb in arm_bones], dtype=np.float64))
         mins.append(lo)
         maxs.append(hi)
-        for pb in arm_bones:
-            keys.append((arm.name, pb.name))
-            bone_parent_keys.append((arm.name, pb.parent.name) if pb.parent else (arm.name, ""))
+        arm_name = arm.name
+        keys.extend([(arm_name, name) for name in names])
+        bone_parent_keys.extend([(arm_name, p) for p in parent_names])
     index = {k: i for i, k in enumerate(keys)}
     parents = np.full(len(keys), -1, dtype=np.int64)
     parent_object = np.full(n_obj, -1, dtype=np.int64)  # the parent object's node, for verification

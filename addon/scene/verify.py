@@ -149,10 +149,14 @@ def check_objects(bulk, objects, parent_object, parent_types, world: np.ndarray)
     basis = _bases(bulk, n)
     parent_inverse = _read(bulk, "matrix_parent_inverse", n, 16).reshape(n, 4, 4).transpose(0, 2, 1)
     finite = _finite_rows(basis, parent_inverse, world[:n])
-    p, checkable = object_parent_matrices(objects, parent_object, parent_types, world)
-    checkable &= finite & _finite_rows(p)
-    has_parent = np.array([t != "" for t in parent_types], dtype=bool)
-    model = bm.object_world_matrices(_neutral(p), _neutral(parent_inverse), _neutral(basis), has_parent)
+    if any(parent_types):
+        p, checkable = object_parent_matrices(objects, parent_object, parent_types, world)
+        checkable &= finite & _finite_rows(p)
+        has_parent = np.array([t != "" for t in parent_types], dtype=bool)
+        model = bm.object_world_matrices(_neutral(p), _neutral(parent_inverse), _neutral(basis), has_parent)
+    else:  # roots only (the panel's chain of an armature): the model is the basis itself
+        checkable = finite
+        model = _neutral(basis)
     bad = (_relative_error(model, world[:n]) > TOLERANCE) & checkable
     return [object_reason(objects[i]) if bad[i] else "" for i in range(n)]
 

@@ -151,7 +151,7 @@ def bone_parent_transforms(
     tmat = np.where(inherit[:, None, None], pose, rest)  # (M, 4, 4), a new array
 
     combo = 2 * mode + inherit  # which (mode, inherited rotation) pairs occur: most rigs use one or two
-    present = frozenset(np.unique(combo).tolist())
+    present = frozenset(np.flatnonzero(np.bincount(combo)).tolist())
     modes = {c // 2 for c in present}
     none = np.zeros(0, dtype=np.int64)
 
