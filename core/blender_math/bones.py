@@ -58,7 +58,11 @@ def ortho_stable(m3, keep_volume: bool) -> np.ndarray:
     -------
     (..., 3, 3) float64, a new array
     """
-    m = as_array(m3, "m3", (3, 3))
+    return _ortho_stable(as_array(m3, "m3", (3, 3)), keep_volume)
+
+
+def _ortho_stable(m: np.ndarray, keep_volume: bool) -> np.ndarray:
+    """:func:`ortho_stable` of a checked float64 array."""
     y = m[..., :, 1]
     x = m[..., :, 0]
     z = m[..., :, 2]
@@ -146,6 +150,13 @@ def bone_parent_transforms(
     mode = _codes(inherit_scale, INHERIT_SCALE_MODES, "inherit_scale", m)
     inherit = _flags(inherit_rotation, m, "inherit_rotation")
     local = _flags(local_location, m, "local_location")
+    return _bone_parent_transforms(offs, rest, pose, mode, inherit, local)
+
+
+def _bone_parent_transforms(offs, rest, pose, mode, inherit, local) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`bone_parent_transforms` of checked arrays: ``(M, 4, 4)`` float64 matrices,
+    ``mode (M,)`` int64 codes, ``inherit`` and ``local`` ``(M,)`` bool."""
+    m = offs.shape[0]
     p3 = pose[:, :3, :3]
     post = np.ones((m, 3))
     tmat = np.where(inherit[:, None, None], pose, rest)  # (M, 4, 4), a new array
@@ -161,9 +172,9 @@ def bone_parent_transforms(
 
     # Parent pose rotation inherited: normalise the parent's pose matrix as the mode says.
     if len(i := np.concatenate((rows(_NONE, True), rows(_AVERAGE, True)))):
-        tmat[i, :3, :3] = ortho_stable(p3[i], keep_volume=False)
+        tmat[i, :3, :3] = _ortho_stable(p3[i], keep_volume=False)
     if len(i := rows(_ALIGNED, True)):
-        tmat[i, :3, :3], post[i] = _normalize_columns(ortho_stable(p3[i], keep_volume=True))
+        tmat[i, :3, :3], post[i] = _normalize_columns(_ortho_stable(p3[i], keep_volume=True))
     if len(i := rows(_NONE_LEGACY, True)):
         tmat[i, :3, :3] = _normalize_columns(p3[i])[0]
     # Hinge: the parent's rest orientation, with the parent's pose scale as the mode says.
@@ -178,7 +189,7 @@ def bone_parent_transforms(
 
     rotscale = tmat @ offs
     if _FIX_SHEAR in modes and len(i := np.flatnonzero(mode == _FIX_SHEAR)):
-        rotscale[i, :3, :3] = ortho_stable(rotscale[i, :3, :3], keep_volume=True)
+        rotscale[i, :3, :3] = _ortho_stable(rotscale[i, :3, :3], keep_volume=True)
 
     # Location: the parent's full pose (FULL + inherited rotation uses rotscale, which is
     # the same P @ offset), or with local location off the armature-space orientation.
@@ -246,7 +257,8 @@ def pose_matrices(
     out[roots] = _root_pose(rest[roots], local[roots], basis[roots])
     for level in range(1, h.max_depth + 1):
         idx = order[starts[level] : starts[level + 1]]
-        out[idx] = _child_pose(idx, h.parents[idx], out[h.parents[idx]], rest, mode, inherit, local, basis)
+        parent_pose = _batch(out[h.parents[idx]], "parent_pose", (4, 4), len(idx))  # overflow named as before
+        out[idx] = _child_pose(idx, h.parents[idx], parent_pose, rest, mode, inherit, local, basis)
     return out
 
 
@@ -361,5 +373,5 @@ def _child_pose(idx, par, parent_pose, rest, mode, inherit, local, basis, offset
     """Pose matrices of the bones ``idx`` (parents ``par``) given their parents' poses;
     ``offsets``: their rest offsets when known (:func:`_rest_offsets`)."""
     offs = _affine_inverse(rest[par]) @ rest[idx] if offsets is None else offsets
-    rotscale, loc, post = bone_parent_transforms(offs, rest[par], parent_pose, mode[idx], inherit[idx], local[idx])
+    rotscale, loc, post = _bone_parent_transforms(offs, rest[par], parent_pose, mode[idx], inherit[idx], local[idx])
     return _apply_parent_transform(rotscale, loc, post, basis[idx])
