@@ -28,6 +28,9 @@ from .trs import TRS
 
 __all__ = ["Analysis", "analyze"]
 
+#: Largest node count whose two decompositions and two deviations run as one batch each.
+JOIN_MAX = 1024
+
 
 class Analysis(NamedTuple):
     """Per-node results of :func:`analyze`, all with N on the first axis."""
@@ -78,16 +81,23 @@ def analyze(
         if reference.shape != local.shape:
             raise InputError(f"world_reference: expected shape {local.shape}, got {reference.shape}", "world_reference")
     n = local.shape[0]
-    # Both decompositions in one batch, both deviations in one: the same numbers row by
-    # row, half the fixed cost of the numpy calls (the panel's chain is a dozen nodes).
-    try:
-        (parts, reference_parts), (local_frames, reference_frames) = _decompose_pair(local, reference)
-    except InputError:  # raised below, in the order of the separate steps (naming their index)
+    # Small batches (the panel's chain is a dozen nodes) pay per numpy call, not per
+    # node: both decompositions then run as one batch, both deviations as one. The same
+    # numbers row by row; large batches run apart (joining would only copy them).
+    joined = n <= JOIN_MAX
+    reference_parts = None
+    if joined:
+        try:
+            (parts, reference_parts), (local_frames, reference_frames) = _decompose_pair(local, reference)
+        except InputError:  # raised again below, in the order of the separate steps
+            pass
+    if reference_parts is None:
         parts, local_frames = decompose_with_frames(local)
-        reference_parts = None
     local_trs = parts.trs()
-    world_matrix_model = hierarchy.world_matrices(_affine(local_frames * parts.scale[:, None, :], parts.translation))
-    accumulated = hierarchy.accumulate(local_trs)
+    # Hierarchy.world_matrices and .accumulate, their folds as one.
+    world_matrix_model, accumulated = hierarchy._world_matrices_and_accumulate(
+        _affine(local_frames * parts.scale[:, None, :], parts.translation), local_trs
+    )
     accumulated_frames = quat_to_matrix(accumulated.rotation)
     accumulated_matrix = _affine(accumulated_frames * accumulated.scale[:, None, :], accumulated.translation)
     # Hierarchy.lossy_scale with the global rotation's matrices already at hand (and
@@ -96,17 +106,24 @@ def analyze(
     if reference_parts is None:
         reference_parts, reference_frames = decompose_with_frames(reference)
     # The checks deviation() would make, in its order; then its arithmetic on both models.
-    lo = _twice(box_min, "box_min", n, -1.0)
-    hi = _twice(box_max, "box_max", n, 1.0)
+    lo = _box(box_min, "box_min", n, -1.0)
+    hi = _box(box_max, "box_max", n, 1.0)
     as_array(accumulated_matrix, "world_b", (4, 4))
-    both = _deviation(
-        np.concatenate((reference, reference)),
-        np.concatenate((world_matrix_model, accumulated_matrix)),
-        lo,
-        hi,
-        np.concatenate((reference_frames, reference_frames)),
-        np.concatenate((_rotation_frames(world_matrix_model[:, :3, :3])[0], accumulated_frames)),
-    )
+    model_frames = _rotation_frames(world_matrix_model[:, :3, :3])[0]
+    if joined:
+        both = _deviation(
+            np.concatenate((reference, reference)),
+            np.concatenate((world_matrix_model, accumulated_matrix)),
+            np.concatenate((lo, lo)),
+            np.concatenate((hi, hi)),
+            np.concatenate((reference_frames, reference_frames)),
+            np.concatenate((model_frames, accumulated_frames)),
+        )
+        matrix_deviation = Deviation(*(field[:n] for field in both))
+        accumulated_deviation = Deviation(*(field[n:] for field in both))
+    else:
+        matrix_deviation = _deviation(reference, world_matrix_model, lo, hi, reference_frames, model_frames)
+        accumulated_deviation = _deviation(reference, accumulated_matrix, lo, hi, reference_frames, accumulated_frames)
     return Analysis(
         local=parts,
         world_reference=reference,
@@ -117,18 +134,17 @@ def analyze(
         global_rotation=accumulated.rotation,
         lossy_scale=lossy,
         shear_deg=_shear_angles(reference[:, :3, :3]),
-        matrix_model_deviation=Deviation(*(field[:n] for field in both)),
-        accumulated_deviation=Deviation(*(field[n:] for field in both)),
+        matrix_model_deviation=matrix_deviation,
+        accumulated_deviation=accumulated_deviation,
     )
 
 
-def _twice(box, what: str, n: int, default: float) -> np.ndarray:
+def _box(box, what: str, n: int, default: float) -> np.ndarray:
     """``box`` (``(N, 3)`` or broadcastable to it; None: ``default`` on every axis, as in
-    :func:`~.metrics.deviation`) for both models: ``(2N, 3)``."""
+    :func:`~.metrics.deviation`) as ``(N, 3)``."""
     if box is None:
-        return np.full((2 * n, 3), default)
-    one = np.broadcast_to(as_array(box, what, (3,)), (n, 3))
-    return np.concatenate((one, one))
+        return np.full((n, 3), default)
+    return np.broadcast_to(as_array(box, what, (3,)), (n, 3))
 
 
 def _decompose_pair(local: np.ndarray, reference: np.ndarray) -> tuple[tuple, tuple]:
