@@ -141,10 +141,11 @@ def analyze(
 
 def _box(box, what: str, n: int, default: float) -> np.ndarray:
     """``box`` (``(N, 3)`` or broadcastable to it; None: ``default`` on every axis, as in
-    :func:`~.metrics.deviation`) as ``(N, 3)``."""
+    :func:`~.metrics.deviation`) as a contiguous ``(N, 3)`` array (so that joined and
+    separate batches are computed alike to the last bit)."""
     if box is None:
         return np.full((n, 3), default)
-    return np.broadcast_to(as_array(box, what, (3,)), (n, 3))
+    return np.ascontiguousarray(np.broadcast_to(as_array(box, what, (3,)), (n, 3)))
 
 
 def _decompose_pair(local: np.ndarray, reference: np.ndarray) -> tuple[tuple, tuple]:
