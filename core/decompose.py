@@ -218,8 +218,7 @@ def _safe_columns(m3: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.nda
     ints, zero for the unscaled) is ``None`` when no matrix needed scaling. Results
     computed from the scaled columns are the same numbers times powers of two.
     """
-    with np.errstate(over="ignore"):
-        sq = np.einsum("...ij,...ij->...j", m3, m3)
+    sq = np.einsum("...ij,...ij->...j", m3, m3)  # einsum sets no floating-point warnings: no errstate
     if not sq.size or (sq.min() >= 1e-150 and sq.max() <= 1e150):
         return m3, None, sq
     extreme = ~((sq >= 1e-150) & (sq <= 1e150)).all(axis=-1)  # over- or underflow, or a zero column
@@ -287,11 +286,11 @@ def affine_inverse(matrices) -> tuple[np.ndarray, np.ndarray]:
     singular = np.abs(det) <= 1e-12 * np.maximum(size, 1e-300)
     inv3 = rows / np.where(singular, 1.0, det)[..., None, None]
     out = np.zeros(m.shape[:-2] + (4, 4))
-    with np.errstate(over="ignore", invalid="ignore"):
-        if exponents is not None:
+    if exponents is not None:
+        with np.errstate(over="ignore", invalid="ignore"):
             inv3 = np.ldexp(inv3, -exponents[..., :, None])
-        if m.shape[-1] == 4:
-            out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv3, m[..., :3, 3])
+    if m.shape[-1] == 4:  # (einsum and negation set no floating-point warnings)
+        out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv3, m[..., :3, 3])
     if not (np.isfinite(inv3).all() and np.isfinite(out[..., :3, 3]).all()):  # beyond float64
         singular |= ~(np.isfinite(inv3).all(axis=(-2, -1)) & np.isfinite(out[..., :3, 3]).all(axis=-1))
     inv3[singular] = 0.0
