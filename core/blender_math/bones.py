@@ -62,20 +62,21 @@ def ortho_stable(m3, keep_volume: bool) -> np.ndarray:
 
 
 def _ortho_stable(m: np.ndarray, keep_volume: bool) -> np.ndarray:
-    """:func:`ortho_stable` of a checked float64 array."""
+    """:func:`ortho_stable` of a checked float64 array. X and Z go through the same
+    steps, so they take them together, as the rows of one ``(..., 2, 3)`` array."""
     y = m[..., :, 1]
-    x = m[..., :, 0]
-    z = m[..., :, 2]
+    xz = np.swapaxes(m[..., :, 0::2], -1, -2)
     len_sq = _dot(y, y)
     has_y = len_sq > 0.0
     inv_sq = np.where(has_y, 1.0 / np.where(has_y, len_sq, 1.0), 0.0)
-    x = x - y * (_dot(x, y) * inv_sq)[..., None]
-    z = z - y * (_dot(z, y) * inv_sq)[..., None]
+    along_y = y[..., None, :]
+    xz = xz - along_y * (_dot(xz, along_y) * inv_sq[..., None])[..., None]
     if not keep_volume:
         y = y * np.where(has_y, np.sqrt(inv_sq), 1.0)[..., None]
 
-    nx, len_x = _normalize(x)
-    nz, len_z = _normalize(z)
+    nxz, len_xz = _normalize(xz)
+    x, z, nx, nz = xz[..., 0, :], xz[..., 1, :], nxz[..., 0, :], nxz[..., 1, :]
+    len_x, len_z = len_xz[..., 0], len_xz[..., 1]
     cos = _dot(nx, nz)
     fix = (np.abs(cos) > _SHEAR_MIN_COS) & (np.abs(cos) < 1.0 - _FLT_EPSILON)
     if fix.any():
