@@ -25,10 +25,13 @@ from . import verify as verify_nodes
 
 
 def _matrices(collection, prop: str, count: int) -> np.ndarray:
-    buf = np.empty(count * 16, dtype=np.float32)
-    collection.foreach_get(prop, buf)
-    # Blender's flat matrix buffers are column-major: reshape then transpose.
-    out = buf.reshape(count, 4, 4).transpose(0, 2, 1).astype(np.float64)
+    if isinstance(collection, _Sequence):  # a short list: its matrices as they are
+        out = collection.matrices(prop)
+    else:
+        buf = np.empty(count * 16, dtype=np.float32)
+        collection.foreach_get(prop, buf)
+        # Blender's flat matrix buffers are column-major: reshape then transpose.
+        out = buf.reshape(count, 4, 4).transpose(0, 2, 1).astype(np.float64)
     out[:, 3] = (0.0, 0.0, 0.0, 1.0)  # affine: constraints leave float32 noise in w (0.99999994)
     return out
 
@@ -58,6 +61,11 @@ class _Sequence:
 
     def __init__(self, items):
         self.items = list(items)
+
+    def matrices(self, prop: str) -> np.ndarray:
+        """The items' matrix property ``prop`` as ``(count, 4, 4)`` float64, rows as in
+        Blender (the same numbers as a bulk read: Blender's matrices are float32)."""
+        return np.array([getattr(item, prop) for item in self.items], dtype=np.float64).reshape(-1, 4, 4)
 
     def foreach_get(self, prop: str, buf: np.ndarray) -> None:
         if not self.items:

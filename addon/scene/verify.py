@@ -135,7 +135,15 @@ def _bases(bulk, count: int) -> np.ndarray:
     comes after it (parenting, inherit modes, constraints); the core's model of the
     basis itself (:func:`..core.blender_math.basis_matrices`) is tested against Blender
     on its own."""
-    return _read(bulk, "matrix_basis", count, 16).reshape(count, 4, 4).transpose(0, 2, 1)
+    return _matrix_rows(bulk, "matrix_basis", count)
+
+
+def _matrix_rows(bulk, prop: str, count: int) -> np.ndarray:
+    """Matrices ``(count, 4, 4)`` float64 of a bulk collection or of the chain's short
+    list (which reads them as they are: ``matrices``)."""
+    if hasattr(bulk, "matrices"):
+        return bulk.matrices(prop)
+    return _read(bulk, prop, count, 16).reshape(count, 4, 4).transpose(0, 2, 1)
 
 
 def check_objects(bulk, objects, parent_object, parent_types, world: np.ndarray) -> list[str]:
@@ -147,7 +155,7 @@ def check_objects(bulk, objects, parent_object, parent_types, world: np.ndarray)
     if not n:
         return []
     basis = _bases(bulk, n)
-    parent_inverse = _read(bulk, "matrix_parent_inverse", n, 16).reshape(n, 4, 4).transpose(0, 2, 1)
+    parent_inverse = _matrix_rows(bulk, "matrix_parent_inverse", n)
     finite = _finite_rows(basis, parent_inverse, world[:n])
     if any(parent_types):
         p, checkable = object_parent_matrices(objects, parent_object, parent_types, world)
