@@ -14,7 +14,10 @@ Prints Markdown tables (milliseconds, best of --repeat):
   squash-and-stretch edits (the torso and the left upper arm scaled non-uniformly):
   Blender's own cost (one evaluation of the rig: its pose and everything it drives)
   against the whole-rig scan, filling the scan list, and the panel's work per change
-  for the active bone's chain (before: the whole armature read for every chain).
+  for the active bone's chain (before: the whole armature read for every chain); then
+  that work split: reading the chain, verifying it (Blender's matrices recomputed from
+  each node's own transform), analysing it (the inspection and the accumulated
+  export's residual), and the whole without an edit between calls.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import bpy
 import numpy as np
 from bench_common import best_ms
 from hierarchy_inspector.addon.model.inspection import inspect
+from hierarchy_inspector.addon.model.views import accumulated_export_residual
 from hierarchy_inspector.addon.scene import live
 from hierarchy_inspector.addon.scene.reading import read_nodes
 from hierarchy_inspector.addon.scene.scan import scan_scene
@@ -187,6 +191,12 @@ def rig_tables(repeat: int) -> None:
             context = bpy.context
             panel_ms = best_after_change(lambda: panel_change(context), torso, "rotation_euler", repeat)
             read_ms = best_after_change(lambda: live.read_chain_nodes(context), torso, "rotation_euler", repeat)
+            raw_ms = best_after_change(lambda: live.read_chain_nodes(context, False), torso, "rotation_euler", repeat)
+            nodes = live.read_chain_nodes(context)[0]
+            analyse_ms = best_after_change(
+                lambda: accumulated_export_residual(inspect(nodes)), torso, "rotation_euler", repeat
+            )
+            unchanged_ms = best_ms(lambda: panel_change(context), repeat)
             whole_ms = best_after_change(lambda: inspect(read_nodes([rig])), torso, "rotation_euler", repeat)
             depth = len(live.chain_view(context).chain)
     finally:
@@ -205,6 +215,10 @@ def rig_tables(repeat: int) -> None:
         f"| {blender:.1f} | {scan:.1f} | {scan / blender:.2f} | {fill:.1f} | {panel_ms:.2f} ({read_ms:.2f}) | "
         f"{panel_ms / blender:.2f} | {whole_ms:.1f} |"
     )
+    print(f"\nThe panel's work per change on that chain, split; ms, best of {repeat}\n")
+    print("| per change (torso turned before each) | no edit between calls | read | verify | analyse |")
+    print("|---|---|---|---|---|")
+    print(f"| {panel_ms:.2f} | {unchanged_ms:.2f} | {raw_ms:.2f} | {read_ms - raw_ms:.2f} | {analyse_ms:.2f} |")
 
 
 if __name__ == "__main__":

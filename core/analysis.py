@@ -19,14 +19,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .decompose import Decomposition, decompose_with_frames, shear_angles
+from .decompose import Decomposition, _rotation_frames, _shear_angles, decompose_with_frames
 from .errors import InputError, as_array
-from .hierarchy import Hierarchy
-from .metrics import Deviation, deviation
+from .hierarchy import Hierarchy, lossy_scale_of
+from .metrics import Deviation, _deviation
 from .rotations import quat_to_matrix
 from .trs import TRS
 
 __all__ = ["Analysis", "analyze"]
+
+#: Largest node count whose two decompositions and two deviations run as one batch each.
+JOIN_MAX = 1024
 
 
 class Analysis(NamedTuple):
@@ -77,14 +80,50 @@ def analyze(
         reference = as_array(world_reference, "world_reference", (4, 4))
         if reference.shape != local.shape:
             raise InputError(f"world_reference: expected shape {local.shape}, got {reference.shape}", "world_reference")
-    parts, local_frames = decompose_with_frames(local)
+    n = local.shape[0]
+    # Small batches (the panel's chain is a dozen nodes) pay per numpy call, not per
+    # node: both decompositions then run as one batch, both deviations as one. The same
+    # numbers row by row; large batches run apart (joining would only copy them).
+    joined = n <= JOIN_MAX
+    reference_parts = None
+    if joined:
+        try:
+            (parts, reference_parts), (local_frames, reference_frames) = _decompose_pair(local, reference)
+        except InputError:  # raised again below, in the order of the separate steps
+            pass
+    if reference_parts is None:
+        parts, local_frames = decompose_with_frames(local)
     local_trs = parts.trs()
-    world_matrix_model = hierarchy.world_matrices(_affine(local_frames * parts.scale[:, None, :], parts.translation))
-    accumulated = hierarchy.accumulate(local_trs)
+    # Hierarchy.world_matrices and .accumulate, their folds as one.
+    world_matrix_model, accumulated = hierarchy._world_matrices_and_accumulate(
+        _affine(local_frames * parts.scale[:, None, :], parts.translation), local_trs
+    )
     accumulated_frames = quat_to_matrix(accumulated.rotation)
     accumulated_matrix = _affine(accumulated_frames * accumulated.scale[:, None, :], accumulated.translation)
-    lossy = hierarchy.lossy_scale(local_trs, world_matrices=world_matrix_model, global_rotation=accumulated.rotation)
-    reference_parts, reference_frames = decompose_with_frames(reference)
+    # Hierarchy.lossy_scale with the global rotation's matrices already at hand (and
+    # its check: an overflowed model is named as there).
+    lossy = lossy_scale_of(accumulated_frames, as_array(world_matrix_model, "world_matrices", (None, None))[:, :3, :3])
+    if reference_parts is None:
+        reference_parts, reference_frames = decompose_with_frames(reference)
+    # The checks deviation() would make, in its order; then its arithmetic on both models.
+    lo = _box(box_min, "box_min", n, -1.0)
+    hi = _box(box_max, "box_max", n, 1.0)
+    as_array(accumulated_matrix, "world_b", (4, 4))
+    model_frames = _rotation_frames(world_matrix_model[:, :3, :3])[0]
+    if joined:
+        both = _deviation(
+            np.concatenate((reference, reference)),
+            np.concatenate((world_matrix_model, accumulated_matrix)),
+            np.concatenate((lo, lo)),
+            np.concatenate((hi, hi)),
+            np.concatenate((reference_frames, reference_frames)),
+            np.concatenate((model_frames, accumulated_frames)),
+        )
+        matrix_deviation = Deviation(*(field[:n] for field in both))
+        accumulated_deviation = Deviation(*(field[n:] for field in both))
+    else:
+        matrix_deviation = _deviation(reference, world_matrix_model, lo, hi, reference_frames, model_frames)
+        accumulated_deviation = _deviation(reference, accumulated_matrix, lo, hi, reference_frames, accumulated_frames)
     return Analysis(
         local=parts,
         world_reference=reference,
@@ -94,17 +133,30 @@ def analyze(
         accumulated_matrix=accumulated_matrix,
         global_rotation=accumulated.rotation,
         lossy_scale=lossy,
-        shear_deg=shear_angles(reference),
-        matrix_model_deviation=deviation(reference, world_matrix_model, box_min, box_max, frames_a=reference_frames),
-        accumulated_deviation=deviation(
-            reference,
-            accumulated_matrix,
-            box_min,
-            box_max,
-            frames_a=reference_frames,
-            frames_b=accumulated_frames,
-        ),
+        shear_deg=_shear_angles(reference[:, :3, :3]),
+        matrix_model_deviation=matrix_deviation,
+        accumulated_deviation=accumulated_deviation,
     )
+
+
+def _box(box, what: str, n: int, default: float) -> np.ndarray:
+    """``box`` (``(N, 3)`` or broadcastable to it; None: ``default`` on every axis, as in
+    :func:`~.metrics.deviation`) as a contiguous ``(N, 3)`` array (so that joined and
+    separate batches are computed alike to the last bit)."""
+    if box is None:
+        return np.full((n, 3), default)
+    return np.ascontiguousarray(np.broadcast_to(as_array(box, what, (3,)), (n, 3)))
+
+
+def _decompose_pair(local: np.ndarray, reference: np.ndarray) -> tuple[tuple, tuple]:
+    """:func:`decompose_with_frames` of ``local`` and of ``reference`` (``(N, 4, 4)``
+    each) in one call (its errors name an index of the pair: callers redo the steps
+    separately for the message)."""
+    n = local.shape[0]
+    joined, frames = decompose_with_frames(np.concatenate((local, reference)))
+    first = Decomposition(*(field[:n] for field in joined))
+    second = Decomposition(*(field[n:] for field in joined))
+    return (first, second), (frames[:n], frames[n:])
 
 
 def _affine(linear: np.ndarray, translation: np.ndarray) -> np.ndarray:

@@ -136,7 +136,7 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Row-wise cross product of ``(..., 3)`` vectors (faster than ``np.cross``)."""
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out = np.empty(a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape))
     out[..., 0] = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
     out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
     out[..., 2] = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
@@ -218,8 +218,7 @@ def _safe_columns(m3: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.nda
     ints, zero for the unscaled) is ``None`` when no matrix needed scaling. Results
     computed from the scaled columns are the same numbers times powers of two.
     """
-    with np.errstate(over="ignore"):
-        sq = np.einsum("...ij,...ij->...j", m3, m3)
+    sq = np.einsum("...ij,...ij->...j", m3, m3)  # einsum sets no floating-point warnings: no errstate
     if not sq.size or (sq.min() >= 1e-150 and sq.max() <= 1e150):
         return m3, None, sq
     extreme = ~((sq >= 1e-150) & (sq <= 1e150)).all(axis=-1)  # over- or underflow, or a zero column
@@ -238,7 +237,12 @@ def rotation_frames(matrices) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     column is exactly zero). Any magnitude; a column longer than the largest float64
     raises :class:`InputError`.
     """
-    cols, exponents, sq = _safe_columns(linear_part(matrices))
+    return _rotation_frames(linear_part(matrices))
+
+
+def _rotation_frames(m3: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`rotation_frames` of the 3x3 parts ``(..., 3, 3)`` of checked (finite) matrices."""
+    cols, exponents, sq = _safe_columns(m3)
     col_lengths = np.sqrt(sq)
     sign = np.where(_determinant3(cols) < 0.0, -1.0, 1.0)
     lengths = col_lengths
@@ -282,11 +286,11 @@ def affine_inverse(matrices) -> tuple[np.ndarray, np.ndarray]:
     singular = np.abs(det) <= 1e-12 * np.maximum(size, 1e-300)
     inv3 = rows / np.where(singular, 1.0, det)[..., None, None]
     out = np.zeros(m.shape[:-2] + (4, 4))
-    with np.errstate(over="ignore", invalid="ignore"):
-        if exponents is not None:
+    if exponents is not None:
+        with np.errstate(over="ignore", invalid="ignore"):
             inv3 = np.ldexp(inv3, -exponents[..., :, None])
-        if m.shape[-1] == 4:
-            out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv3, m[..., :3, 3])
+    if m.shape[-1] == 4:  # (einsum and negation set no floating-point warnings)
+        out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv3, m[..., :3, 3])
     if not (np.isfinite(inv3).all() and np.isfinite(out[..., :3, 3]).all()):  # beyond float64
         singular |= ~(np.isfinite(inv3).all(axis=(-2, -1)) & np.isfinite(out[..., :3, 3]).all(axis=-1))
     inv3[singular] = 0.0
@@ -321,7 +325,7 @@ def decompose_with_frames(matrices) -> tuple[Decomposition, np.ndarray]:
     """:func:`decompose`, and its rotations as matrices ``(..., 3, 3)`` too (the frames
     the quaternions were taken from), for callers that need both."""
     m = _check_affine(_check_matrices(matrices, "matrices"), "matrices")
-    frame, scale, normalised = rotation_frames(m)
+    frame, scale, normalised = _rotation_frames(m[..., :3, :3])
     shear = np.swapaxes(frame, -1, -2) @ normalised
     translation = m[..., :3, 3] if m.shape[-1] == 4 else np.zeros(m.shape[:-2] + (3,))
     return Decomposition(translation, matrix_to_quat(frame), scale, shear), frame
@@ -338,7 +342,12 @@ def shear_angles(matrices) -> np.ndarray:
     angles do not change). Accepts ``(..., 4, 4)`` or ``(..., 3, 3)``; needs no
     decomposition, so it is cheap.
     """
-    m3, _, sq = _safe_columns(linear_part(matrices))  # sq: squared lengths of X, Y, Z
+    return _shear_angles(linear_part(matrices))
+
+
+def _shear_angles(m3: np.ndarray) -> np.ndarray:
+    """:func:`shear_angles` of the 3x3 parts ``(..., 3, 3)`` of checked (finite) matrices."""
+    m3, _, sq = _safe_columns(m3)  # sq: squared lengths of X, Y, Z
     x, y, z = m3[..., :, 0], m3[..., :, 1], m3[..., :, 2]
     dots = np.stack((_dot(x, y), _dot(y, z), _dot(z, x)), axis=-1)
     denom = np.sqrt(sq * sq[..., [1, 2, 0]])

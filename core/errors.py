@@ -80,6 +80,8 @@ def batch_shape(
     With ``names`` (one per array) the error names each argument with its batch shape.
     """
     shapes = [a.shape[: a.ndim - nd] for a, nd in arrays_and_tails]
+    if all(s == shapes[0] for s in shapes):  # the common case, without numpy's broadcasting call
+        return tuple(shapes[0])
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:

@@ -167,25 +167,25 @@ class FoldSchedule:
             if a == b:
                 continue
             pp = parent_pos[a:b]
-            parent_vals = tuple(np.take(o, pp, axis=0) for o in out)
+            parent_vals = tuple(o.take(pp, axis=0) for o in out)
             result = compose(parent_vals, tuple(o[a:b] for o in out))
             for o, r in zip(out, result, strict=False):
                 o[a:b] = r
         if self.compressed is not None and len(self.tail_nodes):
             head_world = self.compressed.fold(tuple(o[self.heads] for o in out), compose)
-            parent_vals = tuple(np.take(h, self.tail_heads, axis=0) for h in head_world)
-            result = compose(parent_vals, tuple(np.take(o, self.tail_nodes, axis=0) for o in out))
+            parent_vals = tuple(h.take(self.tail_heads, axis=0) for h in head_world)
+            result = compose(parent_vals, tuple(o.take(self.tail_nodes, axis=0) for o in out))
             for o, r in zip(out, result, strict=False):
                 o[self.tail_nodes] = r
         if self.inverse is not None:
-            out = [np.take(o, self.inverse, axis=0) for o in out]
+            out = [o.take(self.inverse, axis=0) for o in out]
         return tuple(out)
 
     def _fold_jumps(self, values: Sequence[np.ndarray], compose: Compose) -> Values:
         out = [np.array(v, copy=True) for v in values]
         for live, anc in self.jump_rounds:
             # Gather both sides before writing: every node reads last round's values.
-            result = compose(tuple(np.take(o, anc, axis=0) for o in out), tuple(np.take(o, live, axis=0) for o in out))
+            result = compose(tuple(o.take(anc, axis=0) for o in out), tuple(o.take(live, axis=0) for o in out))
             for o, r in zip(out, result, strict=True):
                 o[live] = r
         return tuple(out)

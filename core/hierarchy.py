@@ -38,6 +38,11 @@ def _rotation_scale_product(p, c):
     return quat_multiply(p[0], c[0]), p[1] * c[1]
 
 
+def _matrix_rotation_scale_product(p, c):
+    """:func:`_matrix_product` and :func:`_rotation_scale_product` in one step."""
+    return np.matmul(p[0], c[0]), quat_multiply(p[1], c[1]), p[2] * c[2]
+
+
 def _vector_sum(p, c):
     return (p[0] + c[0],)
 
@@ -53,6 +58,13 @@ def _affine_product(p, c):
 
 def _linear_and_rotation_product(p, c):
     return np.matmul(p[0], c[0]), quat_multiply(p[1], c[1])
+
+
+def lossy_scale_of(rotation_matrices: np.ndarray, linear: np.ndarray) -> np.ndarray:
+    """Unity's ``lossyScale`` ``(N, 3)`` from the global rotations as matrices
+    ``(N, 3, 3)`` and the world matrices' 3x3 parts ``(N, 3, 3)`` (checked arrays): the
+    diagonal of ``R^T @ linear`` (see :meth:`Hierarchy.lossy_scale`)."""
+    return np.einsum("nji,nji->ni", rotation_matrices, linear)
 
 
 class Hierarchy:
@@ -262,7 +274,7 @@ class Hierarchy:
             linear = self.fold((trs.rotation_scale_matrix(),), _matrix_product)[0]
         elif global_rotation is None:
             q = self.global_rotation(trs)
-        return np.einsum("nji,nji->ni", quat_to_matrix(q), linear)
+        return lossy_scale_of(quat_to_matrix(q), linear)
 
     # -- accumulated model -----------------------------------------------------------
 
@@ -274,6 +286,18 @@ class Hierarchy:
         """
         trs = self._check_trs(local_trs)
         q, s = self.fold((trs.rotation, trs.scale), _rotation_scale_product)
+        return self._accumulated(q, s, trs)
+
+    def _world_matrices_and_accumulate(self, local_matrices: np.ndarray, local_trs: TRS) -> tuple[np.ndarray, TRS]:
+        """:meth:`world_matrices` of checked ``(N, 4, 4)`` float64 matrices and
+        :meth:`accumulate` of a checked TRS, the matrix product and the rotation and
+        scale products folded together (one fold instead of two: the same numbers)."""
+        m, q, s = self.fold((local_matrices, local_trs.rotation, local_trs.scale), _matrix_rotation_scale_product)
+        return m, self._accumulated(q, s, local_trs)
+
+    def _accumulated(self, q: np.ndarray, s: np.ndarray, trs: TRS) -> TRS:
+        """:meth:`accumulate` from the folded rotation ``q (N, 4)`` and scale ``s (N, 3)``
+        products: the positions, a plain sum down the tree."""
         q = q / norm(q)[:, None]
         parent_q = self.parent_values(q, (1.0, 0.0, 0.0, 0.0))
         parent_s = self.parent_values(s, 1.0)

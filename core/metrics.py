@@ -54,19 +54,23 @@ def box_corner_distance(world_a, world_b, box_min, box_max) -> np.ndarray:
     lo = as_array(box_min, "box_min", (3,))
     hi = as_array(box_max, "box_max", (3,))
     batch_shape("world_b", (a, 2), (b, 2), (lo, 1), (hi, 1), names=("world_a", "world_b", "box_min", "box_max"))
+    return _box_corner_distance(a, b, lo, hi)
+
+
+def _box_corner_distance(a: np.ndarray, b: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """:func:`box_corner_distance` of checked float64 arrays."""
     diff = b - a
     d3 = diff[..., :3, :3]
     base = np.einsum("...ij,...j->...i", d3, lo) + diff[..., :3, 3]  # the (min, min, min) corner
     size = hi - lo
-    e0, e1, e2 = (d3[..., :, j] * size[..., j, None] for j in range(3))  # how each box edge moves
-    c1 = base + e0
-    c2 = base + e1
-    c3 = c1 + e1
-    corners = (base, c1, c2, c3, base + e2, c1 + e2, c2 + e2, c3 + e2)
-    best = np.zeros(base.shape[:-1])
-    for corner in corners:
-        np.maximum(best, np.einsum("...i,...i->...", corner, corner), out=best)
-    return np.sqrt(best)
+    # The corners as base + edges (how each box edge moves), built in three sums: every
+    # corner adds one more edge to corners already built.
+    corners = np.empty((8,) + base.shape)
+    corners[0] = base
+    np.add(base, d3[..., :, 0] * size[..., 0, None], out=corners[1])
+    np.add(corners[0:2], d3[..., :, 1] * size[..., 1, None], out=corners[2:4])
+    np.add(corners[0:4], d3[..., :, 2] * size[..., 2, None], out=corners[4:8])
+    return np.sqrt(np.einsum("k...i,k...i->k...", corners, corners).max(axis=0))
 
 
 def rotation_angle_deg(frames_a, frames_b) -> np.ndarray:
@@ -102,9 +106,15 @@ def deviation(world_a, world_b, box_min=None, box_max=None, *, frames_a=None, fr
         -np.ones(batch + (3,)) if box_min is None else np.broadcast_to(as_array(box_min, "box_min", (3,)), batch + (3,))
     )
     hi = np.ones(batch + (3,)) if box_max is None else np.broadcast_to(as_array(box_max, "box_max", (3,)), batch + (3,))
-    offset = a[..., :3, 3] - b[..., :3, 3]
-    position = np.sqrt(np.einsum("...i,...i->...", offset, offset))
     frames_a = rotation_frames(a)[0] if frames_a is None else frames_a
     frames_b = rotation_frames(b)[0] if frames_b is None else frames_b
+    return _deviation(a, b, lo, hi, frames_a, frames_b)
+
+
+def _deviation(a, b, lo, hi, frames_a, frames_b) -> Deviation:
+    """:func:`deviation` of checked float64 arrays: ``a``, ``b`` ``(..., 4, 4)``, boxes
+    ``(..., 3)`` and the rotation matrices ``(..., 3, 3)``, all of one batch shape."""
+    offset = a[..., :3, 3] - b[..., :3, 3]
+    position = np.sqrt(np.einsum("...i,...i->...", offset, offset))
     rotation = rotation_angle_deg(frames_a, frames_b)
-    return Deviation(position, rotation, box_corner_distance(a, b, lo, hi))
+    return Deviation(position, rotation, _box_corner_distance(a, b, lo, hi))

@@ -44,6 +44,8 @@ def norm(v) -> np.ndarray:
 
 def _broadcast_batches(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> tuple[int, ...]:
     """The common batch shape of two arrays of vectors; :class:`InputError` naming both if none."""
+    if a.shape[:-1] == b.shape[:-1]:
+        return a.shape[:-1]
     try:
         return np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
     except ValueError:
@@ -212,21 +214,23 @@ def matrix_to_quat(matrix) -> np.ndarray:
     """
     m = np.asarray(matrix, dtype=np.float64)
     m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
-    d21 = m[..., 2, 1] - m[..., 1, 2]
-    d02 = m[..., 0, 2] - m[..., 2, 0]
-    d10 = m[..., 1, 0] - m[..., 0, 1]
-    s01 = m[..., 0, 1] + m[..., 1, 0]
-    s02 = m[..., 0, 2] + m[..., 2, 0]
-    s12 = m[..., 1, 2] + m[..., 2, 1]
-    # 4 q_c^2 for c = w, x, y, z; use the largest (best conditioned) as the divisor.
-    big4 = (1.0 + m00 + m11 + m22, 1.0 + m00 - m11 - m22, 1.0 - m00 + m11 - m22, 1.0 - m00 - m11 + m22)
-    case = np.argmax(np.stack(big4, axis=-1), axis=-1)
-    big = np.choose(case, big4)
-    out = np.empty(m.shape[:-2] + (4,))
-    out[..., 0] = np.choose(case, (big, d21, d02, d10))
-    out[..., 1] = np.choose(case, (d21, big, s01, s02))
-    out[..., 2] = np.choose(case, (d02, s01, big, s12))
-    out[..., 3] = np.choose(case, (d10, s02, s12, big))
+    batch = m.shape[:-2]
+    # Row c of the symmetric k is 4 q_c q for c = w, x, y, z (its diagonal: 4 q_c^2); the
+    # row with the largest diagonal (the best conditioned) is taken, one pick per matrix.
+    k = np.empty(batch + (4, 4))
+    k[..., 0, 0] = 1.0 + m00 + m11 + m22
+    k[..., 1, 1] = 1.0 + m00 - m11 - m22
+    k[..., 2, 2] = 1.0 - m00 + m11 - m22
+    k[..., 3, 3] = 1.0 - m00 - m11 + m22
+    k[..., 0, 1] = k[..., 1, 0] = m[..., 2, 1] - m[..., 1, 2]
+    k[..., 0, 2] = k[..., 2, 0] = m[..., 0, 2] - m[..., 2, 0]
+    k[..., 0, 3] = k[..., 3, 0] = m[..., 1, 0] - m[..., 0, 1]
+    k[..., 1, 2] = k[..., 2, 1] = m[..., 0, 1] + m[..., 1, 0]
+    k[..., 1, 3] = k[..., 3, 1] = m[..., 0, 2] + m[..., 2, 0]
+    k[..., 2, 3] = k[..., 3, 2] = m[..., 1, 2] + m[..., 2, 1]
+    flat = k.reshape(-1, 4, 4)
+    case = flat.diagonal(axis1=1, axis2=2).argmax(axis=-1)
+    out = flat[np.arange(len(flat)), case].reshape(batch + (4,))
     # Each row is 4 q_c q; normalising removes the common factor (and w's sign is fixed).
     length = norm(out)
     length = np.where(out[..., 0] < 0.0, -length, length)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ... import core
 from .errors import SceneDataError
-from .nodes import Nodes
+from .nodes import Nodes, node_label
 from .thresholds import DEFAULT, LOCAL_NOISE_FACTOR, LOCAL_SHEAR_FLOOR_DEG, Thresholds
 
 _EPS32 = float(np.finfo(np.float32).eps)
@@ -201,11 +201,11 @@ def check_finite(nodes: Nodes) -> None:
 
 
 @lru_cache(maxsize=8)
-def _hierarchy(names: tuple[str, ...], parents: bytes) -> core.Hierarchy:
-    """The hierarchy of ``parents`` (int64 bytes), kept for the next call with the same
-    nodes: the panel inspects the same chain on every change, and a hierarchy (immutable:
-    its parents are read-only) plans its folds once."""
-    return core.Hierarchy(np.frombuffer(parents, dtype=np.int64), list(names))
+def _hierarchy(keys: tuple[tuple[str, str], ...], parents: bytes) -> core.Hierarchy:
+    """The hierarchy of ``parents`` (int64 bytes) named by the nodes' labels, kept for the
+    next call with the same nodes (``keys``): the panel inspects the same chain on every
+    change, and a hierarchy (immutable: its parents are read-only) plans its folds once."""
+    return core.Hierarchy(np.frombuffer(parents, dtype=np.int64), [node_label(*key) for key in keys])
 
 
 def inspect(nodes: Nodes, thresholds: Thresholds = DEFAULT) -> Inspection:
@@ -214,9 +214,7 @@ def inspect(nodes: Nodes, thresholds: Thresholds = DEFAULT) -> Inspection:
     Raises :class:`SceneDataError` naming the node when a matrix is not finite.
     """
     check_finite(nodes)
-    hierarchy = _hierarchy(
-        tuple(nodes.label(i) for i in range(len(nodes))), np.asarray(nodes.parents, dtype=np.int64).tobytes()
-    )
+    hierarchy = _hierarchy(tuple(map(tuple, nodes.keys)), np.asarray(nodes.parents, dtype=np.int64).tobytes())
     local, singular = local_matrices(nodes)
     analysis = core.analyze(hierarchy, local, nodes.world, nodes.box_min, nodes.box_max)
     return Inspection(

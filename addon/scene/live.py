@@ -164,9 +164,10 @@ def _bone_chains(context, key, objects) -> dict[str, list]:
     return {arm: [b for _, b in sorted(bones.values(), key=lambda t: t[0])] for arm, bones in wanted.items()}
 
 
-def read_chain_nodes(context) -> tuple[Nodes, list[int]] | None:
+def read_chain_nodes(context, verify: bool = True) -> tuple[Nodes, list[int]] | None:
     """Nodes of the chain from the root to the active object or pose bone, and the
-    chain's indices root to active (None when nothing is active).
+    chain's indices root to active (None when nothing is active). ``verify``: as in
+    :func:`.reading.read_nodes` (the panel always verifies; the benchmark times both).
 
     Only the chain's objects and the bones on it are read (:func:`.reading.read_nodes`
     with the chain's bones), so the cost follows the chain, not the rig (see
@@ -177,7 +178,7 @@ def read_chain_nodes(context) -> tuple[Nodes, list[int]] | None:
     if key is None:
         return None
     objects = chain_objects(context.active_object)
-    nodes = reading.read_nodes(objects, bones=_bone_chains(context, key, objects))
+    nodes = reading.read_nodes(objects, verify, bones=_bone_chains(context, key, objects))
     annotate(nodes)
     return nodes, chain_indices(nodes, key)
 

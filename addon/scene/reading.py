@@ -25,10 +25,13 @@ from . import verify as verify_nodes
 
 
 def _matrices(collection, prop: str, count: int) -> np.ndarray:
-    buf = np.empty(count * 16, dtype=np.float32)
-    collection.foreach_get(prop, buf)
-    # Blender's flat matrix buffers are column-major: reshape then transpose.
-    out = buf.reshape(count, 4, 4).transpose(0, 2, 1).astype(np.float64)
+    if isinstance(collection, _Sequence):  # a short list: its matrices as they are
+        out = collection.matrices(prop)
+    else:
+        buf = np.empty(count * 16, dtype=np.float32)
+        collection.foreach_get(prop, buf)
+        # Blender's flat matrix buffers are column-major: reshape then transpose.
+        out = buf.reshape(count, 4, 4).transpose(0, 2, 1).astype(np.float64)
     out[:, 3] = (0.0, 0.0, 0.0, 1.0)  # affine: constraints leave float32 noise in w (0.99999994)
     return out
 
@@ -59,12 +62,17 @@ class _Sequence:
     def __init__(self, items):
         self.items = list(items)
 
+    def matrices(self, prop: str) -> np.ndarray:
+        """The items' matrix property ``prop`` as ``(count, 4, 4)`` float64, rows as in
+        Blender (the same numbers as a bulk read: Blender's matrices are float32)."""
+        return np.array([getattr(item, prop) for item in self.items], dtype=np.float64).reshape(-1, 4, 4)
+
     def foreach_get(self, prop: str, buf: np.ndarray) -> None:
         if not self.items:
             return
         if prop.startswith("matrix"):
             # Column-major, like Blender's flat buffers.
-            flat = np.stack([np.asarray(getattr(item, prop), dtype=np.float64).T for item in self.items])
+            flat = np.array([getattr(item, prop) for item in self.items], dtype=np.float64).transpose(0, 2, 1)
         elif prop == "bound_box":
             flat = np.empty((len(self.items), 24), dtype=np.float32)  # as Blender stores it
             for row, item in zip(flat, self.items, strict=True):
@@ -126,16 +134,19 @@ def read_nodes(
             continue
         pose = _matrices(_collection_of(arm_bones), "matrix", count)
         worlds.append(np.asarray(arm.matrix_world, dtype=np.float64) @ pose)
-        local_index = {pb.name: k for k, pb in enumerate(arm_bones)}
-        arm_parents = np.array([local_index[pb.parent.name] if pb.parent else -1 for pb in arm_bones], dtype=np.int64)
+        # Each name read once (every RNA access builds a Python object).
+        names = [pb.name for pb in arm_bones]
+        parent_names = [parent.name if (parent := pb.parent) is not None else "" for pb in arm_bones]
+        local_index = {name: k for k, name in enumerate(names)}
+        arm_parents = np.array([local_index[p] if p else -1 for p in parent_names], dtype=np.int64)
         armatures.append((arm, pose, arm_parents, arm_bones))
         # Rest lengths: the box lives in pose space, which already carries the pose scale.
         lo, hi = bone_boxes(np.array([pb.bone.length for pb in arm_bones], dtype=np.float64))
         mins.append(lo)
         maxs.append(hi)
-        for pb in arm_bones:
-            keys.append((arm.name, pb.name))
-            bone_parent_keys.append((arm.name, pb.parent.name) if pb.parent else (arm.name, ""))
+        arm_name = arm.name
+        keys.extend([(arm_name, name) for name in names])
+        bone_parent_keys.extend([(arm_name, p) for p in parent_names])
     index = {k: i for i, k in enumerate(keys)}
     parents = np.full(len(keys), -1, dtype=np.int64)
     parent_object = np.full(n_obj, -1, dtype=np.int64)  # the parent object's node, for verification

@@ -135,7 +135,15 @@ def _bases(bulk, count: int) -> np.ndarray:
     comes after it (parenting, inherit modes, constraints); the core's model of the
     basis itself (:func:`..core.blender_math.basis_matrices`) is tested against Blender
     on its own."""
-    return _read(bulk, "matrix_basis", count, 16).reshape(count, 4, 4).transpose(0, 2, 1)
+    return _matrix_rows(bulk, "matrix_basis", count)
+
+
+def _matrix_rows(bulk, prop: str, count: int) -> np.ndarray:
+    """Matrices ``(count, 4, 4)`` float64 of a bulk collection or of the chain's short
+    list (which reads them as they are: ``matrices``)."""
+    if hasattr(bulk, "matrices"):
+        return bulk.matrices(prop)
+    return _read(bulk, prop, count, 16).reshape(count, 4, 4).transpose(0, 2, 1)
 
 
 def check_objects(bulk, objects, parent_object, parent_types, world: np.ndarray) -> list[str]:
@@ -147,12 +155,16 @@ def check_objects(bulk, objects, parent_object, parent_types, world: np.ndarray)
     if not n:
         return []
     basis = _bases(bulk, n)
-    parent_inverse = _read(bulk, "matrix_parent_inverse", n, 16).reshape(n, 4, 4).transpose(0, 2, 1)
+    parent_inverse = _matrix_rows(bulk, "matrix_parent_inverse", n)
     finite = _finite_rows(basis, parent_inverse, world[:n])
-    p, checkable = object_parent_matrices(objects, parent_object, parent_types, world)
-    checkable &= finite & _finite_rows(p)
-    has_parent = np.array([t != "" for t in parent_types], dtype=bool)
-    model = bm.object_world_matrices(_neutral(p), _neutral(parent_inverse), _neutral(basis), has_parent)
+    if any(parent_types):
+        p, checkable = object_parent_matrices(objects, parent_object, parent_types, world)
+        checkable &= finite & _finite_rows(p)
+        has_parent = np.array([t != "" for t in parent_types], dtype=bool)
+        model = bm.object_world_matrices(_neutral(p), _neutral(parent_inverse), _neutral(basis), has_parent)
+    else:  # roots only (the panel's chain of an armature): the model is the basis itself
+        checkable = finite
+        model = _neutral(basis)
     bad = (_relative_error(model, world[:n]) > TOLERANCE) & checkable
     return [object_reason(objects[i]) if bad[i] else "" for i in range(n)]
 
@@ -169,11 +181,11 @@ def check_bones(arm, parents: np.ndarray, pose: np.ndarray, bones=None) -> list[
     if hasattr(bones, "foreach_get"):
         basis = _bases(bones, n)
     else:  # the panel's chain: a short list
-        basis = np.array([np.asarray(pb.matrix_basis, dtype=np.float64) for pb in bones]).reshape(n, 4, 4)
+        basis = np.array([pb.matrix_basis for pb in bones], dtype=np.float64).reshape(n, 4, 4)
     finite = _finite_rows(basis, pose)
     basis = _neutral(basis)
     data = [pb.bone for pb in bones]
-    rest = np.stack([np.asarray(b.matrix_local, dtype=np.float64) for b in data])
+    rest = np.array([b.matrix_local for b in data], dtype=np.float64).reshape(n, 4, 4)
     safe_pose = np.where(finite[:, None, None], pose, np.eye(4))
     parent_pose = np.where((parents >= 0)[:, None, None], safe_pose[np.maximum(parents, 0)], np.eye(4))
     finite &= np.where(parents >= 0, finite[np.maximum(parents, 0)], True)

@@ -6,6 +6,8 @@ Inherit Scale modes, hinge, local location and connected bones
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ..errors import as_array
@@ -56,20 +58,25 @@ def ortho_stable(m3, keep_volume: bool) -> np.ndarray:
     -------
     (..., 3, 3) float64, a new array
     """
-    m = as_array(m3, "m3", (3, 3))
+    return _ortho_stable(as_array(m3, "m3", (3, 3)), keep_volume)
+
+
+def _ortho_stable(m: np.ndarray, keep_volume: bool) -> np.ndarray:
+    """:func:`ortho_stable` of a checked float64 array. X and Z go through the same
+    steps, so they take them together, as the rows of one ``(..., 2, 3)`` array."""
     y = m[..., :, 1]
-    x = m[..., :, 0]
-    z = m[..., :, 2]
+    xz = np.swapaxes(m[..., :, 0::2], -1, -2)
     len_sq = _dot(y, y)
     has_y = len_sq > 0.0
     inv_sq = np.where(has_y, 1.0 / np.where(has_y, len_sq, 1.0), 0.0)
-    x = x - y * (_dot(x, y) * inv_sq)[..., None]
-    z = z - y * (_dot(z, y) * inv_sq)[..., None]
+    along_y = y[..., None, :]
+    xz = xz - along_y * (_dot(xz, along_y) * inv_sq[..., None])[..., None]
     if not keep_volume:
         y = y * np.where(has_y, np.sqrt(inv_sq), 1.0)[..., None]
 
-    nx, len_x = _normalize(x)
-    nz, len_z = _normalize(z)
+    nxz, len_xz = _normalize(xz)
+    x, z, nx, nz = xz[..., 0, :], xz[..., 1, :], nxz[..., 0, :], nxz[..., 1, :]
+    len_x, len_z = len_xz[..., 0], len_xz[..., 1]
     cos = _dot(nx, nz)
     fix = (np.abs(cos) > _SHEAR_MIN_COS) & (np.abs(cos) < 1.0 - _FLT_EPSILON)
     if fix.any():
@@ -144,12 +151,19 @@ def bone_parent_transforms(
     mode = _codes(inherit_scale, INHERIT_SCALE_MODES, "inherit_scale", m)
     inherit = _flags(inherit_rotation, m, "inherit_rotation")
     local = _flags(local_location, m, "local_location")
+    return _bone_parent_transforms(offs, rest, pose, mode, inherit, local)
+
+
+def _bone_parent_transforms(offs, rest, pose, mode, inherit, local) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`bone_parent_transforms` of checked arrays: ``(M, 4, 4)`` float64 matrices,
+    ``mode (M,)`` int64 codes, ``inherit`` and ``local`` ``(M,)`` bool."""
+    m = offs.shape[0]
     p3 = pose[:, :3, :3]
     post = np.ones((m, 3))
     tmat = np.where(inherit[:, None, None], pose, rest)  # (M, 4, 4), a new array
 
     combo = 2 * mode + inherit  # which (mode, inherited rotation) pairs occur: most rigs use one or two
-    present = frozenset(np.unique(combo).tolist())
+    present = frozenset(np.flatnonzero(np.bincount(combo)).tolist())
     modes = {c // 2 for c in present}
     none = np.zeros(0, dtype=np.int64)
 
@@ -159,9 +173,9 @@ def bone_parent_transforms(
 
     # Parent pose rotation inherited: normalise the parent's pose matrix as the mode says.
     if len(i := np.concatenate((rows(_NONE, True), rows(_AVERAGE, True)))):
-        tmat[i, :3, :3] = ortho_stable(p3[i], keep_volume=False)
+        tmat[i, :3, :3] = _ortho_stable(p3[i], keep_volume=False)
     if len(i := rows(_ALIGNED, True)):
-        tmat[i, :3, :3], post[i] = _normalize_columns(ortho_stable(p3[i], keep_volume=True))
+        tmat[i, :3, :3], post[i] = _normalize_columns(_ortho_stable(p3[i], keep_volume=True))
     if len(i := rows(_NONE_LEGACY, True)):
         tmat[i, :3, :3] = _normalize_columns(p3[i])[0]
     # Hinge: the parent's rest orientation, with the parent's pose scale as the mode says.
@@ -176,7 +190,7 @@ def bone_parent_transforms(
 
     rotscale = tmat @ offs
     if _FIX_SHEAR in modes and len(i := np.flatnonzero(mode == _FIX_SHEAR)):
-        rotscale[i, :3, :3] = ortho_stable(rotscale[i, :3, :3], keep_volume=True)
+        rotscale[i, :3, :3] = _ortho_stable(rotscale[i, :3, :3], keep_volume=True)
 
     # Location: the parent's full pose (FULL + inherited rotation uses rotscale, which is
     # the same P @ offset), or with local location off the armature-space orientation.
@@ -244,7 +258,8 @@ def pose_matrices(
     out[roots] = _root_pose(rest[roots], local[roots], basis[roots])
     for level in range(1, h.max_depth + 1):
         idx = order[starts[level] : starts[level + 1]]
-        out[idx] = _child_pose(idx, h.parents[idx], out[h.parents[idx]], rest, mode, inherit, local, basis)
+        parent_pose = _batch(out[h.parents[idx]], "parent_pose", (4, 4), len(idx))  # overflow named as before
+        out[idx] = _child_pose(idx, h.parents[idx], parent_pose, rest, mode, inherit, local, basis)
     return out
 
 
@@ -260,7 +275,7 @@ def pose_matrices_given_parents(
     Arguments as :func:`pose_matrices`, plus ``parent_pose (N, 4, 4)``: the pose matrix
     of each bone's parent (rows of root bones are ignored).
     """
-    par, rest, mode, inherit, local, basis = _pose_inputs(
+    par, rest, mode, inherit, local, basis, offsets = _pose_inputs(
         _parent_indices(parents),
         bone_matrix_local,
         inherit_scale,
@@ -268,6 +283,7 @@ def pose_matrices_given_parents(
         local_location,
         connected,
         pose_basis,
+        with_offsets=True,
     )
     n = len(par)
     given = _batch(parent_pose, "parent_pose", (4, 4), n)
@@ -276,7 +292,9 @@ def pose_matrices_given_parents(
     children = np.flatnonzero(par >= 0)
     out[roots] = _root_pose(rest[roots], local[roots], basis[roots])
     if len(children):
-        out[children] = _child_pose(children, par[children], given[children], rest, mode, inherit, local, basis)
+        out[children] = _child_pose(
+            children, par[children], given[children], rest, mode, inherit, local, basis, offsets
+        )
     return out
 
 
@@ -295,19 +313,54 @@ def _parent_indices(parents) -> np.ndarray:
     return par
 
 
-def _pose_inputs(parents, bone_matrix_local, inherit_scale, inherit_rotation, local_location, connected, pose_basis):
-    """Checked inputs; ``parents`` a :class:`Hierarchy` or an index array (returned as given)."""
+def _pose_inputs(
+    parents,
+    bone_matrix_local,
+    inherit_scale,
+    inherit_rotation,
+    local_location,
+    connected,
+    pose_basis,
+    with_offsets: bool = False,
+):
+    """Checked inputs; ``parents`` a :class:`Hierarchy` or an index array (returned as
+    given). ``with_offsets`` (``parents`` an index array): the rest offsets of the bones
+    with a parent are returned last (:func:`_rest_offsets`)."""
     h = parents
     n = len(h)
     rest = _batch(bone_matrix_local, "bone_matrix_local", (4, 4), n)
-    _check_rigid(rest, "bone_matrix_local")
+    if with_offsets:
+        offsets = _rest_offsets(rest.tobytes(), np.asarray(h, dtype=np.int64).tobytes())
+    else:
+        _check_rigid(rest, "bone_matrix_local")
     mode = _codes(inherit_scale, INHERIT_SCALE_MODES, "inherit_scale", n)
     inherit = _flags(inherit_rotation, n, "inherit_rotation")
     local = _flags(local_location, n, "local_location")
     conn = _flags(connected, n, "connected")
     basis = _batch(pose_basis, "pose_basis", (4, 4), n).copy()
     basis[conn, :3, 3] = 0.0
+    if with_offsets:
+        return h, rest, mode, inherit, local, basis, offsets
     return h, rest, mode, inherit, local, basis
+
+
+@lru_cache(maxsize=8)
+def _rest_offsets(rest: bytes, parents: bytes) -> np.ndarray:
+    """``inv(rest[parent]) @ rest`` ``(M, 4, 4)`` of the M bones with a parent (in index
+    order), the rest matrices checked rigid on the way (``rest``: ``(N, 4, 4)`` float64
+    bytes, ``parents``: ``(N,)`` int64 bytes).
+
+    Kept for the next call with the same rest matrices: they change only in Edit mode,
+    while the panel verifies its chain's bones again after every pose change. The key is
+    the values themselves, so nothing stale can come back; read-only result.
+    """
+    r = np.frombuffer(rest, dtype=np.float64).reshape(-1, 4, 4)
+    par = np.frombuffer(parents, dtype=np.int64)
+    _check_rigid(r, "bone_matrix_local")
+    children = np.flatnonzero(par >= 0)
+    offsets = _affine_inverse(r[par[children]]) @ r[children]
+    offsets.flags.writeable = False
+    return offsets
 
 
 def _root_pose(rest, local, basis):
@@ -317,7 +370,9 @@ def _root_pose(rest, local, basis):
     return _apply_parent_transform(rest, loc, np.ones((len(rest), 3)), basis)
 
 
-def _child_pose(idx, par, parent_pose, rest, mode, inherit, local, basis):
-    offs = _affine_inverse(rest[par]) @ rest[idx]
-    rotscale, loc, post = bone_parent_transforms(offs, rest[par], parent_pose, mode[idx], inherit[idx], local[idx])
+def _child_pose(idx, par, parent_pose, rest, mode, inherit, local, basis, offsets=None):
+    """Pose matrices of the bones ``idx`` (parents ``par``) given their parents' poses;
+    ``offsets``: their rest offsets when known (:func:`_rest_offsets`)."""
+    offs = _affine_inverse(rest[par]) @ rest[idx] if offsets is None else offsets
+    rotscale, loc, post = _bone_parent_transforms(offs, rest[par], parent_pose, mode[idx], inherit[idx], local[idx])
     return _apply_parent_transform(rotscale, loc, post, basis[idx])

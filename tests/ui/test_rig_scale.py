@@ -144,6 +144,48 @@ def test_a_turned_torso_scans_and_the_chain_equals_the_scan(rig):
         )
 
 
+def test_after_every_torso_turn_the_panel_chain_shows_the_scan_numbers(rig):
+    """What the panel computes per change (its kept rest offsets, small joined batches,
+    the chain's own fold order) equals the scan's rows for every number it shows: the
+    notes and flags exactly, the numbers to round-off."""
+    from hierarchy_inspector.addon.model.views import accumulated_export_residual
+
+    torso = rig.pose.bones["torso"]
+    torso.rotation_mode = "XYZ"
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="POSE")
+    for bone in ("DEF-forearm.L.001", "DEF-spine.003", "hand_ik.R"):
+        for turn in (0.05, -0.2):
+            torso.rotation_euler[2] = turn
+            bpy.context.view_layer.update()
+            scan = scan_scene(bpy.context.scene)
+            with bpy.context.temp_override(active_pose_bone=rig.pose.bones[bone]):
+                view = live.chain_view(bpy.context)
+            chain = view.inspection
+            rows = [scan.nodes.index()[k] for k in chain.nodes.keys]
+            assert chain.nodes.keys[view.active] == ("rig", bone)
+            assert [scan.nodes.notes[r] for r in rows] == chain.nodes.notes
+            for name in ("flagged", "sheared", "lossy_local"):
+                assert (getattr(scan, name)[rows] == getattr(chain, name)).all(), (bone, name)
+            a, b = scan.analysis, chain.analysis
+            pairs = {
+                "box_min": (scan.nodes.box_min, chain.nodes.box_min),
+                "box_max": (scan.nodes.box_max, chain.nodes.box_max),
+                "worst_corner": (scan.worst_corner, chain.worst_corner),
+                "shear": (a.shear_deg, b.shear_deg),
+                "local shear": (scan.local_shear_deg, chain.local_shear_deg),
+                "local scale": (a.local.scale, b.local.scale),
+                "matrix model": (a.world_matrix_model, b.world_matrix_model),
+                "matrix moved": (a.matrix_model_deviation.position, b.matrix_model_deviation.position),
+                "accumulated": (a.accumulated_matrix, b.accumulated_matrix),
+                "accumulated turned": (a.accumulated_deviation.rotation_deg, b.accumulated_deviation.rotation_deg),
+                "lossy scale": (a.lossy_scale, b.lossy_scale),
+                "residual": (accumulated_export_residual(scan), view.residual),
+            }
+            for name, (whole, part) in pairs.items():
+                np.testing.assert_allclose(whole[rows], part, rtol=1e-9, atol=1e-9, err_msg=f"{bone} {name}")
+
+
 def test_bone_advice_holds_on_the_rig(rig, rig_file):
     before = scan_scene(bpy.context.scene)
     limit = before.thresholds.corner
