@@ -138,13 +138,15 @@ def animated_error(
     times: np.ndarray,
     conversion: np.ndarray,
     skip: set[int] | frozenset = frozenset(),
+    animation: int | None = None,
 ) -> FrameError:
-    """The file composed as an engine does at ``times (T,)`` seconds against Blender's
-    ``world (T, N, 4, 4)``; scene nodes in ``skip`` and nodes the file lacks are left out."""
+    """The file composed as an engine does at ``times (T,)`` seconds (every animation's
+    channels, or animation ``animation``'s alone) against Blender's ``world (T, N, 4,
+    4)``; scene nodes in ``skip`` and nodes the file lacks are left out."""
     index = {i: j for i, j in node_index(gltf, keys).items() if i not in skip}
     if not index:
         return FrameError(0.0, 0.0, {}, np.zeros(len(times)), 0)
-    got = world_matrices_at(gltf, times)
+    got = world_matrices_at(gltf, times, animation)
     scene_nodes = np.fromiter(index.keys(), dtype=np.int64)
     file_nodes = np.fromiter(index.values(), dtype=np.int64)
     expected = expected_worlds([keys[i] for i in scene_nodes], world[:, scene_nodes], conversion)

@@ -155,9 +155,10 @@ def tracks(gltf: Gltf, animation: int | None = None) -> dict[tuple[int, str], Tr
     return out
 
 
-def key_times(gltf: Gltf) -> np.ndarray:
-    """Every key time of every animation channel, sorted, once ``(K,)`` seconds."""
-    found = [track.times for track in tracks(gltf).values()]
+def key_times(gltf: Gltf, animation: int | None = None) -> np.ndarray:
+    """Every key time of every animation channel (or of animation ``animation``'s),
+    sorted, once ``(K,)`` seconds."""
+    found = [track.times for track in tracks(gltf, animation).values()]
     return np.unique(np.concatenate(found)) if found else np.zeros(0)
 
 
@@ -192,6 +193,12 @@ def world_matrices_at(gltf: Gltf, times, animation: int | None = None) -> np.nda
     return tiled.world_matrices(local.reshape(-1, 4, 4)).reshape(m, n, 4, 4)
 
 
+def animated_nodes(gltf: Gltf, animation: int) -> set[int]:
+    """File nodes whose translation, rotation or scale animation ``animation`` animates."""
+    targets = (ch.get("target", {}) for anim in _animations(gltf, animation) for ch in anim.get("channels", []))
+    return {t["node"] for t in targets if "node" in t and t.get("path") in PATHS}
+
+
 def owner(gltf: Gltf, node: int) -> int:
     """Index of the animation that animates ``node`` (the first one if none does;
     created when the file has no animation)."""
@@ -204,10 +211,11 @@ def owner(gltf: Gltf, node: int) -> int:
     return 0
 
 
-def drop_channels(gltf: Gltf, node: int) -> None:
-    """Remove every animation's translation / rotation / scale channels of ``node``
-    (their samplers stay, unused: the file remains valid)."""
-    for anim in gltf.doc.get("animations", []):
+def drop_channels(gltf: Gltf, node: int, animation: int | None = None) -> None:
+    """Remove the translation / rotation / scale channels of ``node`` in every animation
+    (or in animation ``animation`` only); their samplers stay, unused: the file remains
+    valid."""
+    for anim in _animations(gltf, animation):
         anim["channels"] = [
             ch
             for ch in anim.get("channels", [])
@@ -215,11 +223,12 @@ def drop_channels(gltf: Gltf, node: int) -> None:
         ]
 
 
-def add_channels(gltf: Gltf, node: int, times_accessor: int, trs: core.TRS, animation: int) -> None:
+def add_channels(gltf: Gltf, node: int, times_accessor: int, trs: core.TRS, animation: int, only: bool = False) -> None:
     """Animate ``node`` in animation ``animation`` with LINEAR channels of ``trs (K,)``
     at the key times of ``times_accessor`` (rotations written ``x, y, z, w``).
-    Replaces its channels in every animation."""
-    drop_channels(gltf, node)
+    Replaces its channels in every animation (``only``: in that animation only, the
+    others keep theirs)."""
+    drop_channels(gltf, node, animation if only else None)
     anim = gltf.doc["animations"][animation]
     anim.setdefault("samplers", [])
     anim.setdefault("channels", [])

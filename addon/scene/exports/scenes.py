@@ -3,6 +3,8 @@
 - :func:`sheared_objects`: a parent rotated and with animated non-uniform scale; a
   child parented to it "keep transform" at a stretched frame (its parent inverse holds
   shear) and rotating; a grandchild box under the child.
+- :func:`two_takes`: :func:`sheared_objects` with two actions on the parent and NLA
+  tracks, for the glTF exporter's per-animation modes.
 - :func:`inherit_scale_rig`: an armature whose root bone animates non-uniform scale and
   rotation, with a rotated child bone in every Inherit Scale mode, and a mesh skinned to
   the bones.
@@ -57,6 +59,38 @@ def sheared_objects(scene, start: int = 1, end: int = 25):
     _linear(parent)
     _linear(child)
     scene.frame_start, scene.frame_end = start, end
+    return parent, child, tip
+
+
+def two_takes(scene):
+    """:func:`sheared_objects` (frames 1 .. 25) whose ``Stretch`` has two actions,
+    ``Grow`` (its keys there, active) and ``Shrink`` (frames 5 .. 15: other scales,
+    turning about Y), and ``Skewed`` one, ``Spin`` (its keys there). NLA tracks:
+    ``Stretch`` has ``Grow`` (strip ``Grow`` at 1) and ``Shrink`` (strip ``Shrink`` at
+    5), ``Skewed`` has ``Grow`` (strip ``Spin`` at 1). Replace blending, linear keys.
+    Returns ``(Stretch, Skewed, Tip)``."""
+    parent, child, tip = sheared_objects(scene)
+    grow = parent.animation_data.action
+    grow.name = "Grow"
+    spin = child.animation_data.action
+    spin.name = "Spin"
+    parent.animation_data.action = None
+    for frame, scale, angle in ((5, (0.6, 1.5, 0.5), 30.0), (15, (1.8, 0.7, 0.5), -20.0)):
+        parent.scale = scale
+        parent.keyframe_insert("scale", frame=frame)
+        parent.rotation_euler = (0.0, math.radians(angle), 0.0)
+        parent.keyframe_insert("rotation_euler", frame=frame)
+    _linear(parent)
+    shrink = parent.animation_data.action
+    shrink.name = "Shrink"
+    for obj, strips in ((parent, (("Grow", 1, grow), ("Shrink", 5, shrink))), (child, (("Grow", 1, spin),))):
+        obj.animation_data.action = None
+        for name, start, action in strips:
+            track = obj.animation_data.nla_tracks.new()
+            track.name = name
+            track.strips.new(action.name, start, action)
+    parent.animation_data.action = grow
+    child.animation_data.action = spin
     return parent, child, tip
 
 
