@@ -40,6 +40,8 @@ class Take(NamedTuple):
     name: str  #: the animation's name (an action's or an NLA track's)
     times: np.ndarray  #: (T,) seconds: the animation's key times
     world: np.ndarray  #: (T, N, 4, 4) Blender's world matrices at those times
+    objects: frozenset = frozenset()  #: names of the objects the animation animates (bones: their armature)
+    held: frozenset = frozenset()  #: scene node indices the take does not compare (joints left in rest position)
 
 
 def _locals(gltf: Gltf, keys, world: np.ndarray, times, animation: int | None, conversion, scene_nodes, file_nodes):
@@ -128,9 +130,12 @@ def take_errors(
     skip: set[int] | frozenset = frozenset(),
 ) -> dict[str, FrameError]:
     """Each take's animation played alone, composed as an engine does at the take's
-    times, against Blender with that take's action alone: animation name -> error."""
+    times, against Blender with that take's action alone: animation name -> error
+    (nodes in ``skip`` and in the take's ``held`` left out)."""
     return {
-        take.name: animated_error(gltf, keys, take.world, take.times, conversion, skip, animation=take.animation)
+        take.name: animated_error(
+            gltf, keys, take.world, take.times, conversion, frozenset(skip) | take.held, animation=take.animation
+        )
         for take in takes
     }
 

@@ -184,6 +184,11 @@ def _per_animation(scene, gltf: Gltf, settings: HookSettings, fps: float, thresh
         return HookResult(False, f"animation mode {settings.animation_mode}: {exc}", [], None, [])
     conversion = gltf_conversion(settings.y_up)
     skip = _skipped(scene, keys, settings)
+    if settings.rest_position_armature:  # joints of an armature a take does not animate: in rest position
+        takes = [
+            take._replace(held=frozenset(i for i, (obj, bone) in enumerate(keys) if bone and obj not in take.objects))
+            for take in takes
+        ]
     try:
         helpers = add_take_helpers(gltf, keys, static.world[0], takes, conversion, skip=skip, thresholds=thresholds)
     except ExportError as exc:

@@ -225,6 +225,6 @@ def evaluate_takes(
             series = read_frames(scene, [int(f) for f in frames])
             if list(series.keys) != list(keys):
                 raise ExportError(f"animation '{name}': the scene's nodes changed while it was evaluated")
-            takes.append(Take(a, name, times, series.world))
+            takes.append(Take(a, name, times, series.world, frozenset(owners)))
             state.restore()
     return takes

@@ -94,6 +94,33 @@ def two_takes(scene):
     return parent, child, tip
 
 
+def rig_two_takes(scene):
+    """:func:`inherit_scale_rig` (frames 1 .. 25) with two actions: ``Bend`` (its keys
+    there, active) and ``Twist`` (frames 4 .. 16: ``Root`` scaled (1.6, 0.8, 1) ->
+    (0.6, 1.5, 1.2), turning about Z; the children not keyed), on NLA tracks ``Bend``
+    (strip at 1) and ``Twist`` (strip at 4). Returns the armature object."""
+    rig = inherit_scale_rig(scene)
+    bend = rig.animation_data.action
+    bend.name = "Bend"
+    rig.animation_data.action = None
+    root = rig.pose.bones["Root"]
+    for frame, scale, angle in ((4, (1.6, 0.8, 1.0), 0.0), (16, (0.6, 1.5, 1.2), 40.0)):
+        root.scale = scale
+        root.keyframe_insert("scale", frame=frame)
+        root.rotation_euler = (0.0, 0.0, math.radians(angle))
+        root.keyframe_insert("rotation_euler", frame=frame)
+    _linear(rig)
+    twist = rig.animation_data.action
+    twist.name = "Twist"
+    rig.animation_data.action = None
+    for name, start, action in (("Bend", 1, bend), ("Twist", 4, twist)):
+        track = rig.animation_data.nla_tracks.new()
+        track.name = name
+        track.strips.new(action.name, start, action)
+    rig.animation_data.action = bend
+    return rig
+
+
 def inherit_scale_rig(scene, start: int = 1, end: int = 25):
     """``Rig``: bone ``Root`` (scale animated (1,1,1) -> (2, 0.6, 1.3) -> (0.7, 1.4, 1),
     rotating about X) with one child bone per Inherit Scale mode (``Child FULL`` ...),
