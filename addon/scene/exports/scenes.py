@@ -121,6 +121,55 @@ def rig_two_takes(scene):
     return rig
 
 
+def ik_rig(scene, start: int = 1, end: int = 25):
+    """``IKRig``: bone ``Base`` (scale animated (1,1,1) -> (1.8, 0.7, 1.2) -> (0.8, 1.3, 1)),
+    ``Upper`` (its child, rest turned 35 deg about Z) and ``Lower`` (``Upper``'s
+    connected child) with an IK constraint (chain of 2) reaching for ``Goal``, an
+    empty moving in a loop; ``Hand`` (``Lower``'s child) copies ``Upper``'s rotation in
+    local space. Linear keys; the scene range is ``start .. end``. Returns the armature."""
+    arm = bpy.data.armatures.new("IKRig")
+    rig = bpy.data.objects.new("IKRig", arm)
+    scene.collection.objects.link(rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    base = arm.edit_bones.new("Base")
+    base.head, base.tail = (0, 0, 0), (0, 0, 0.5)
+    upper = arm.edit_bones.new("Upper")
+    upper.parent = base
+    upper.head, upper.tail = (0, 0, 0.5), (0, 0, 1.5)
+    upper.matrix = Matrix.Translation((0, 0, 0.5)) @ Matrix.Rotation(math.radians(35.0), 4, "Z")
+    lower = arm.edit_bones.new("Lower")
+    lower.parent = upper
+    lower.head, lower.tail = upper.tail, upper.tail + (upper.tail - upper.head)
+    lower.use_connect = True
+    hand = arm.edit_bones.new("Hand")
+    hand.parent = lower
+    hand.head, hand.tail = lower.tail, lower.tail + (lower.tail - lower.head) * 0.3
+    bpy.ops.object.mode_set(mode="OBJECT")
+    goal = bpy.data.objects.new("Goal", None)
+    scene.collection.objects.link(goal)
+    ik: Any = rig.pose.bones["Lower"].constraints.new("IK")
+    ik.target, ik.chain_count = goal, 2
+    copy: Any = rig.pose.bones["Hand"].constraints.new("COPY_ROTATION")
+    copy.target, copy.subtarget = rig, "Upper"
+    copy.target_space = copy.owner_space = "LOCAL"
+    pose_base = rig.pose.bones["Base"]
+    mid = (start + end) // 2
+    for frame, scale, goal_at in (
+        (start, (1, 1, 1), (0.8, 0.2, 1.4)),
+        (mid, (1.8, 0.7, 1.2), (-0.6, 0.5, 1.2)),
+        (end, (0.8, 1.3, 1.0), (0.3, -0.7, 1.8)),
+    ):
+        pose_base.scale = scale
+        pose_base.keyframe_insert("scale", frame=frame)
+        goal.location = goal_at
+        goal.keyframe_insert("location", frame=frame)
+    _linear(rig)
+    _linear(goal)
+    scene.frame_start, scene.frame_end = start, end
+    return rig
+
+
 def inherit_scale_rig(scene, start: int = 1, end: int = 25):
     """``Rig``: bone ``Root`` (scale animated (1,1,1) -> (2, 0.6, 1.3) -> (0.7, 1.4, 1),
     rotating about X) with one child bone per Inherit Scale mode (``Child FULL`` ...),
