@@ -26,7 +26,7 @@ from ..errors import ExportError
 from ..nodes import node_label
 from ..thresholds import DEFAULT, LOCAL_NOISE_FACTOR, LOCAL_SHEAR_FLOOR_DEG, Thresholds
 from .animated_split import continuous_split, trs_error
-from .gltf_animation import add_channels, append_accessor, owner, world_matrices_at
+from .gltf_animation import add_channels, append_accessor, drop_channels, owners, world_matrices_at
 from .gltf_check import node_index
 from .gltf_file import Gltf
 
@@ -110,15 +110,18 @@ def add_animated_helpers(
     outer, inner = continuous_split(local[:, chosen])
     animated = len(times) > 1 or bool(gltf.doc.get("animations"))
     times_acc = append_accessor(gltf, times[:, None], with_bounds=True) if animated else -1
+    first = owners(gltf) if animated else {}
+    if animated:  # every chosen node's old channels, in one pass
+        drop_channels(gltf, {int(file_nodes[m]) for m in chosen})
     labels = []
     for k, m in enumerate(chosen):
         i, j = int(scene_nodes[m]), int(file_nodes[m])
         name = f"{keys[i][1] or keys[i][0]} (shear helper)"
-        anim = owner(gltf, j) if animated else -1
-        helper = gltf.insert_parent(j, outer[0, k], inner[0, k], name)
+        helper = gltf.insert_parent(j, outer[0, k], inner[0, k], name, parent=int(parents[j]))
         if animated:  # a static file stays static: the helper and the node hold the split
-            add_channels(gltf, helper, times_acc, outer[:, k], anim)
-            add_channels(gltf, j, times_acc, inner[:, k], anim)
+            anim = first.get(j, 0)
+            add_channels(gltf, helper, times_acc, outer[:, k], anim, drop=False)
+            add_channels(gltf, j, times_acc, inner[:, k], anim, drop=False)
         labels.append(node_label(*keys[i]))
     return labels
 

@@ -142,10 +142,11 @@ class Gltf:
                 out[(skin.get("name", ""), self.nodes[j].get("name", ""))] = j
         return out
 
-    def insert_parent(self, node: int, outer: core.TRS, inner: core.TRS, name: str) -> int:
+    def insert_parent(self, node: int, outer: core.TRS, inner: core.TRS, name: str, parent: int | None = None) -> int:
         """Put a new node with TRS ``outer`` between ``node`` and its parent, and give
-        ``node`` the TRS ``inner``. Returns the new node's index."""
-        parent = int(self.parents()[node])
+        ``node`` the TRS ``inner``. Returns the new node's index. ``parent``: ``node``'s
+        parent index (-1: a root) when the caller knows it (else it is looked up)."""
+        parent = int(self.parents()[node]) if parent is None else int(parent)
         new = len(self.nodes)
         self.nodes.append({"name": name, "children": [node], **trs_fields(outer)})
         old = self.nodes[node]

@@ -28,7 +28,7 @@ from ..nodes import node_label
 from ..thresholds import DEFAULT, Thresholds
 from .animated_gltf import FrameError, animated_error, expected_worlds, needs_split
 from .animated_split import continuous_split
-from .gltf_animation import add_channels, animated_nodes, append_accessor, world_matrices_at
+from .gltf_animation import add_channels, animated_nodes, append_accessor, drop_channels, world_matrices_at
 from .gltf_check import node_index
 from .gltf_file import Gltf
 
@@ -105,10 +105,11 @@ def add_take_helpers(
     outer, inner = continuous_split(static_local[:, chosen])
     helpers = {}
     labels = []
+    parents = gltf.parents()
     for k, m in enumerate(chosen):
         i, j = int(scene_nodes[m]), int(file_nodes[m])
         name = f"{keys[i][1] or keys[i][0]} (shear helper)"
-        helpers[m] = gltf.insert_parent(j, outer[0, k], inner[0, k], name)
+        helpers[m] = gltf.insert_parent(j, outer[0, k], inner[0, k], name, parent=int(parents[j]))
         labels.append(node_label(*keys[i]))
     for take, local, moving in per_take:
         animate = chosen[moving[chosen]]
@@ -116,9 +117,10 @@ def add_take_helpers(
             continue
         t_outer, t_inner = continuous_split(local[:, animate])
         times_acc = append_accessor(gltf, np.asarray(take.times, dtype=np.float64)[:, None], with_bounds=True)
+        drop_channels(gltf, {int(file_nodes[m]) for m in animate}, take.animation)
         for k, m in enumerate(animate):
-            add_channels(gltf, helpers[m], times_acc, t_outer[:, k], take.animation, only=True)
-            add_channels(gltf, int(file_nodes[m]), times_acc, t_inner[:, k], take.animation, only=True)
+            add_channels(gltf, helpers[m], times_acc, t_outer[:, k], take.animation, only=True, drop=False)
+            add_channels(gltf, int(file_nodes[m]), times_acc, t_inner[:, k], take.animation, only=True, drop=False)
     return labels
 
 

@@ -125,7 +125,7 @@ def keep_shear_in_file(
         return HookResult(False, "not a .glb or .gltf file", [], None, [])
     gltf = Gltf.load(path)
     fps = scene.render.fps / scene.render.fps_base
-    times = key_times(gltf)
+    times = key_times(gltf) if wanted is None else np.zeros(0)
     frames: np.ndarray
     if wanted is not None:
         frames = np.asarray(wanted, dtype=np.int64)
