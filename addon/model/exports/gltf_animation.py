@@ -67,7 +67,7 @@ def append_accessor(gltf: Gltf, values: np.ndarray, with_bounds: bool = False) -
         binary = bytearray(binary) + values.tobytes()
     gltf.binary = binary
     buffers = doc.setdefault("buffers", [{}])
-    buffers[0]["byteLength"] = len(gltf.binary)
+    buffers[0]["byteLength"] = len(binary)
     accessor = {"bufferView": len(views) - 1, "componentType": 5126, "count": len(values), "type": kind}
     if with_bounds:
         accessor["min"] = [float(v) for v in values.min(axis=0)]

@@ -34,9 +34,9 @@ class Gltf:
     """A glTF document: ``doc`` is the JSON dict, ``binary`` buffer 0's bytes (the GLB
     BIN chunk, an embedded data URI or the separate .bin; None without buffers)."""
 
-    def __init__(self, doc: dict, binary: bytes | None, is_glb: bool):
+    def __init__(self, doc: dict, binary: bytes | bytearray | None, is_glb: bool):
         self.doc = doc
-        self.binary = binary
+        self.binary: bytes | bytearray | None = binary
         self.is_glb = is_glb
 
     def buffer_file(self) -> str | None:
