@@ -166,13 +166,29 @@ def _take_error(view: EngineView, blender: list[dict], frames: list[int], fps: f
     return worst / scale
 
 
+#: Blender 4.3's exporter in Actions mode names an action held by an NLA strip after its
+#: track and merges animations of the same name: 'Skewed''s 'Spin' (on its track 'Grow')
+#: plays in 'Grow' with 'Stretch''s 'Grow' (4.4+ merges by action name by default).
+BY_TRACK = {
+    "Grow": {"Stretch": "Grow", "Skewed": "Spin"},
+    "Shrink": {"Stretch": "Shrink"},
+    "Bend": {"Rig": "Bend"},
+    "Twist": {"Rig": "Twist"},
+}
+
+
+def _plays(mode: str, names: list[str]) -> dict:
+    return BY_TRACK if mode == "ACTIONS" and "Spin" not in names else PLAYS[mode]
+
+
 def _errors(scene, out, mode: str) -> dict[str, float]:
     fps = scene.render.fps / scene.render.fps_base
     names = EngineView(out).animation_names()
-    assert sorted(names) == sorted(PLAYS[mode])
+    takes = _plays(mode, names)
+    assert sorted(names) == sorted(takes)
     errors = {}
     original = _assignments(scene)
-    for name, plays in PLAYS[mode].items():
+    for name, plays in takes.items():
         frames = _frames(scene, mode, plays)
         view = EngineView(out, animation=names.index(name))
         errors[name] = _take_error(view, _blender_alone(scene, mode, plays, frames, original), frames, fps)
@@ -220,10 +236,11 @@ def test_the_hook_reports_each_animation_by_name(scene, tmp_path):
         filepath=str(out), export_format="GLB", export_animations=True, export_animation_mode="ACTIONS"
     )
     settings = gltf_hook.HookSettings(str(out), animations=True, animation_mode="ACTIONS", static_frame=0)
+    takes = _plays("ACTIONS", EngineView(out).animation_names())
     result = gltf_hook.keep_shear_in_file(scene, settings)
-    assert result.corrected and sorted(result.animations) == sorted(PLAYS["ACTIONS"])
+    assert result.corrected and sorted(result.animations) == sorted(takes)
     assert all(e.relative < 1e-5 for e in result.animations.values())
-    assert all(f"'{name}'" in result.message() for name in PLAYS["ACTIONS"])
+    assert all(f"'{name}'" in result.message() for name in takes)
 
 
 def test_broadcast_is_left_as_blender_wrote_it_and_says_so(scene, tmp_path):

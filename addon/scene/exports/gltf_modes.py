@@ -10,10 +10,11 @@ fails), then the scene is set back on its frame.
 
 What each mode means here, as Blender's exporter (io_scene_gltf2) evaluates it:
 
-- ``ACTIONS``: a glTF animation per action, named after it. Each object the animation
-  animates gets that action as its active action with its NLA off; an armature whose
-  action changes has its pose bones reset to rest first ("Reset pose bones between
-  actions", the exporter's default).
+- ``ACTIONS``: a glTF animation per action, named after it (or after the NLA track
+  holding it, where the exporter merges by track). Each object the animation animates
+  gets that action as its active action with its NLA off; an armature whose action
+  changes has its pose bones reset to rest first ("Reset pose bones between actions",
+  the exporter's default).
 - ``ACTIVE_ACTIONS``: one animation: every animated object's active action, NLA off.
 - ``NLA_TRACKS``: a glTF animation per track, named after it: the object's active
   action off, NLA on, every track muted except that one and the tracks above it that
@@ -26,7 +27,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-import bpy
 import numpy as np
 
 from ...model.errors import ExportError
@@ -155,6 +155,24 @@ def _track_group(ad, name: str) -> list[int] | None:
     return group
 
 
+def _action_of(obj, active, name: str):
+    """The action of ``obj`` that the Actions mode exported as the animation ``name``:
+    the one of that name among its active action and its NLA strips' actions, or the
+    action of its single-strip NLA track of that name (the exporter names the
+    animation after the track when it merges by track: Blender 4.3, or "Merge
+    Animation" by NLA track)."""
+    ad = obj.animation_data
+    candidates = [active] + [strip.action for track in ad.nla_tracks for strip in track.strips]
+    for action in candidates:
+        if action is not None and action.name == name:
+            return action
+    for track in ad.nla_tracks:
+        strips = [strip for strip in track.strips if strip.action is not None and not strip.mute]
+        if track.name == name and len(strips) == 1:
+            return strips[0].action
+    raise ExportError(f"animation '{name}' is neither an action nor an NLA track of '{obj.name}'")
+
+
 def _isolate(state: AnimationState, mode: str, name: str, owners: set[str], reset_pose_bones: bool) -> None:
     """Set the scene up for the animation ``name``: its objects ``owners`` play it alone,
     every other animated object is held where it is (the static pose)."""
@@ -180,9 +198,7 @@ def _isolate(state: AnimationState, mode: str, name: str, owners: set[str], rese
         ad.use_nla = False
         if mode == "ACTIVE_ACTIONS":
             continue
-        wanted = bpy.data.actions.get(name)
-        if wanted is None:
-            raise ExportError(f"animation '{name}' is no action's name (merged by track?): cannot evaluate it")
+        wanted = _action_of(obj, action, name)
         if wanted != action and reset_pose_bones:
             ad.action = None
             _reset_pose(obj)
