@@ -58,12 +58,13 @@ def needs_split(local: np.ndarray, parent_world: np.ndarray, thresholds: Thresho
     the threshold or costing more than :data:`SPLIT_TOLERANCE` relative if dropped.
     Float32 noise in deep, strongly scaled chains is left alone: splitting it adds
     nodes and, in exporters that recompose locals in float32 (FBX), error."""
-    shear = np.abs(core.decompose(local).shear_deg).max(axis=-1)  # (T, M)
+    decomposed = core.decompose(local)
+    shear = np.abs(decomposed.shear_deg).max(axis=-1)  # (T, M)
     sv = np.linalg.svd(parent_world[..., :3, :3], compute_uv=False)
     cond = sv[..., 0] / np.maximum(sv[..., 2], 1e-300)
     noise = np.degrees(LOCAL_NOISE_FACTOR * np.finfo(np.float32).eps * np.minimum(cond, 1e12))
     real = (shear > np.maximum(LOCAL_SHEAR_FLOOR_DEG, noise)).any(axis=0)
-    return real & ((trs_error(local) > SPLIT_TOLERANCE) | (shear.max(axis=0) > thresholds.shear_deg))
+    return real & ((trs_error(local, decomposed) > SPLIT_TOLERANCE) | (shear.max(axis=0) > thresholds.shear_deg))
 
 
 def add_animated_helpers(

@@ -55,11 +55,12 @@ def continuous_trs(local: np.ndarray) -> core.TRS:
     return core.TRS(d.translation, continuous_quaternions(d.rotation), d.scale)
 
 
-def trs_error(local: np.ndarray) -> np.ndarray:
+def trs_error(local: np.ndarray, decomposed=None) -> np.ndarray:
     """``(N,)`` largest over frames of ``|TRS(M) - M| / max(1, |M|)`` for local
-    matrices ``(T, N, 4, 4)``: how far one TRS per node (shear dropped) is from them."""
+    matrices ``(T, N, 4, 4)``: how far one TRS per node (shear dropped) is from them.
+    ``decomposed``: ``core.decompose(local)`` when the caller has it."""
     m = np.asarray(local, dtype=np.float64)
-    d = core.decompose(m)
+    d = core.decompose(m) if decomposed is None else decomposed
     rebuilt = core.TRS(d.translation, d.rotation, d.scale).to_matrix()
     scale = np.maximum(1.0, np.abs(m).max(axis=(-2, -1)))
     return (np.abs(rebuilt - m).max(axis=(-2, -1)) / scale).max(axis=0)
