@@ -15,7 +15,11 @@ _WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 
 
 class EngineView:
-    def __init__(self, path):
+    """``animation``: the index of the one animation an engine plays (None: every
+    animation's channels at once, as for the exporter's Scene mode)."""
+
+    def __init__(self, path, animation: int | None = None):
+        self.animation = animation
         self.gltf = pygltflib.GLTF2().load(str(path))
         if not str(path).lower().endswith(".glb"):  # .gltf: the buffer as a data URI or a .bin beside it
             self.gltf.convert_buffers(pygltflib.BufferFormat.BINARYBLOB)
@@ -32,12 +36,16 @@ class EngineView:
         rows = [np.frombuffer(self.blob, dtype=dtype, count=width, offset=start + k * stride) for k in range(acc.count)]
         return np.array(rows, dtype=np.float64)
 
+    def animation_names(self) -> list[str]:
+        return [a.name for a in self.gltf.animations or []]
+
     def names(self) -> list[str]:
         return [n.name for n in self.gltf.nodes]
 
     def _tracks(self) -> dict:
         out = {}
-        for anim in self.gltf.animations or []:
+        anims = self.gltf.animations or []
+        for anim in anims if self.animation is None else anims[self.animation : self.animation + 1]:
             for ch in anim.channels:
                 s = anim.samplers[ch.sampler]
                 track = Track(self.accessor(s.input), self.accessor(s.output), s.interpolation, ch.target.path)

@@ -49,10 +49,11 @@ def draw_export(context, layout) -> None:
 class _LogProxy:
     """The exporter's log, with the correction run when the export is finished."""
 
-    def __init__(self, log, export_settings: dict, scene):
+    def __init__(self, log, export_settings: dict, scene, start_frame: int):
         self._log = log
         self._settings = export_settings
         self._scene = scene
+        self._start_frame = start_frame
         self.ran = False
 
     def info(self, message, popup=False):
@@ -64,7 +65,7 @@ class _LogProxy:
     def _correct(self) -> None:
         try:
             result = keep_shear_in_file(
-                self._scene, HookSettings.from_exporter(self._settings), thresholds(bpy.context)
+                self._scene, HookSettings.from_exporter(self._settings, self._start_frame), thresholds(bpy.context)
             )
         except (InspectorError, OSError) as exc:  # never abort the user's own export
             self._log.warning(f"Keep shear exactly: not corrected ({exc})", popup=True)
@@ -84,10 +85,11 @@ class glTF2ExportUserExtension:  # noqa: N801 (the name Blender's exporter looks
         props = getattr(scene, "hierarchy_inspector_gltf", None)
         self.enabled = bool(props and props.keep_shear)
         self.scene = scene
+        self.start_frame = scene.frame_current  # made before the exporter moves the frame
 
     def gather_gltf_hook(self, active_scene_idx, scenes, animations, export_settings):
         if self.enabled and not isinstance(export_settings.get("log"), _LogProxy):
-            export_settings["log"] = _LogProxy(export_settings["log"], export_settings, self.scene)
+            export_settings["log"] = _LogProxy(export_settings["log"], export_settings, self.scene, self.start_frame)
 
 
 def register() -> None:

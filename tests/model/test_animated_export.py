@@ -178,3 +178,47 @@ def test_small_inner_puts_the_rotation_and_scale_on_the_helper():
         outer, inner = continuous_split(local, small_inner=small)
         assert np.abs(outer.to_matrix() @ inner.to_matrix() - local).max() < 1e-12
     assert np.allclose(np.abs(inner.rotation[..., 0]), 1.0, atol=1e-12)  # the identity, every frame
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("small", [False, True])
+def test_all_at_once_alignment_is_as_continuous_as_frame_by_frame(seed, small, monkeypatch):
+    """Without repeated singular values the frames are aligned all at once: exact, and
+    its keys move no more from one to the next than the frame-by-frame alignment's
+    (smooth random paths through rotations and distinct, crossing scales, sampled
+    coarsely so numpy's SVD reorders and flips its axes between keys; per-frame SVDs
+    jump by tens of degrees there)."""
+    from hierarchy_inspector.addon.model.exports import animated_split
+
+    rng = np.random.default_rng(seed)
+    t = np.linspace(0.0, 1.0, 40)[:, None]
+    n = 5
+    axes_a, axes_b = rng.normal(size=(2, n, 3))
+    angle_a, angle_b = rng.uniform(0.5, 6.0, size=(2, n))
+    r1 = Rotation.from_rotvec((angle_a * t)[..., None] * axes_a / np.linalg.norm(axes_a, axis=-1, keepdims=True))
+    r2 = Rotation.from_rotvec((angle_b * t)[..., None] * axes_b / np.linalg.norm(axes_b, axis=-1, keepdims=True))
+    s0, s1 = rng.uniform(0.3, 3.0, size=(2, n, 3))
+    scale = s0 + (s1 - s0) * t[..., None]
+    local = np.zeros((40, n, 4, 4))
+    local[..., :3, :3] = r1.as_matrix().reshape(40, n, 3, 3) * scale[..., None, :] @ r2.as_matrix().reshape(40, n, 3, 3)
+    local[..., :3, 3] = rng.normal(size=(40, n, 3))
+    local[..., 3, 3] = 1.0
+    s_all = np.linalg.svd(local[..., :3, :3], compute_uv=False)
+    keep = ~animated_split._repeated(s_all).any(axis=0)
+    local = local[:, keep]
+    assert animated_split._aligned_all(*_svd(local), small) is not None
+    fast = continuous_split(local, small_inner=small)
+    monkeypatch.setattr(animated_split, "_aligned_all", lambda *args: None)
+    slow = continuous_split(local, small_inner=small)
+    for a, b in zip(fast, slow, strict=True):
+        assert _max_step_deg(a.rotation) <= _max_step_deg(b.rotation) + 1e-6
+        assert np.abs(np.diff(a.scale, axis=0)).max() <= np.abs(np.diff(b.scale, axis=0)).max() + 1e-9
+    assert np.abs(fast[0].to_matrix() @ fast[1].to_matrix() - local).max() < 1e-9
+    u, _s, _v = _svd(local)
+    raw = continuous_quaternions(core.matrix_to_quat(u))
+    assert _max_step_deg(raw) > 20.0 > _max_step_deg(fast[0].rotation)  # the alignment did something
+
+
+def _svd(local):
+    u, s, vt = np.linalg.svd(local[..., :3, :3])
+    return u, s, np.swapaxes(vt, -2, -1)

@@ -26,7 +26,7 @@ from ..errors import ExportError
 from ..nodes import node_label
 from ..thresholds import DEFAULT, LOCAL_NOISE_FACTOR, LOCAL_SHEAR_FLOOR_DEG, Thresholds
 from .animated_split import continuous_split, trs_error
-from .gltf_animation import add_channels, append_accessor, owner, world_matrices_at
+from .gltf_animation import add_channels, append_accessor, drop_channels, owners, world_matrices_at
 from .gltf_check import node_index
 from .gltf_file import Gltf
 
@@ -58,12 +58,13 @@ def needs_split(local: np.ndarray, parent_world: np.ndarray, thresholds: Thresho
     the threshold or costing more than :data:`SPLIT_TOLERANCE` relative if dropped.
     Float32 noise in deep, strongly scaled chains is left alone: splitting it adds
     nodes and, in exporters that recompose locals in float32 (FBX), error."""
-    shear = np.abs(core.decompose(local).shear_deg).max(axis=-1)  # (T, M)
+    decomposed = core.decompose(local)
+    shear = np.abs(decomposed.shear_deg).max(axis=-1)  # (T, M)
     sv = np.linalg.svd(parent_world[..., :3, :3], compute_uv=False)
     cond = sv[..., 0] / np.maximum(sv[..., 2], 1e-300)
     noise = np.degrees(LOCAL_NOISE_FACTOR * np.finfo(np.float32).eps * np.minimum(cond, 1e12))
     real = (shear > np.maximum(LOCAL_SHEAR_FLOOR_DEG, noise)).any(axis=0)
-    return real & ((trs_error(local) > SPLIT_TOLERANCE) | (shear.max(axis=0) > thresholds.shear_deg))
+    return real & ((trs_error(local, decomposed) > SPLIT_TOLERANCE) | (shear.max(axis=0) > thresholds.shear_deg))
 
 
 def add_animated_helpers(
@@ -110,15 +111,18 @@ def add_animated_helpers(
     outer, inner = continuous_split(local[:, chosen])
     animated = len(times) > 1 or bool(gltf.doc.get("animations"))
     times_acc = append_accessor(gltf, times[:, None], with_bounds=True) if animated else -1
+    first = owners(gltf) if animated else {}
+    if animated:  # every chosen node's old channels, in one pass
+        drop_channels(gltf, {int(file_nodes[m]) for m in chosen})
     labels = []
     for k, m in enumerate(chosen):
         i, j = int(scene_nodes[m]), int(file_nodes[m])
         name = f"{keys[i][1] or keys[i][0]} (shear helper)"
-        anim = owner(gltf, j) if animated else -1
-        helper = gltf.insert_parent(j, outer[0, k], inner[0, k], name)
+        helper = gltf.insert_parent(j, outer[0, k], inner[0, k], name, parent=int(parents[j]))
         if animated:  # a static file stays static: the helper and the node hold the split
-            add_channels(gltf, helper, times_acc, outer[:, k], anim)
-            add_channels(gltf, j, times_acc, inner[:, k], anim)
+            anim = first.get(j, 0)
+            add_channels(gltf, helper, times_acc, outer[:, k], anim, drop=False)
+            add_channels(gltf, j, times_acc, inner[:, k], anim, drop=False)
         labels.append(node_label(*keys[i]))
     return labels
 
@@ -138,13 +142,15 @@ def animated_error(
     times: np.ndarray,
     conversion: np.ndarray,
     skip: set[int] | frozenset = frozenset(),
+    animation: int | None = None,
 ) -> FrameError:
-    """The file composed as an engine does at ``times (T,)`` seconds against Blender's
-    ``world (T, N, 4, 4)``; scene nodes in ``skip`` and nodes the file lacks are left out."""
+    """The file composed as an engine does at ``times (T,)`` seconds (every animation's
+    channels, or animation ``animation``'s alone) against Blender's ``world (T, N, 4,
+    4)``; scene nodes in ``skip`` and nodes the file lacks are left out."""
     index = {i: j for i, j in node_index(gltf, keys).items() if i not in skip}
     if not index:
         return FrameError(0.0, 0.0, {}, np.zeros(len(times)), 0)
-    got = world_matrices_at(gltf, times)
+    got = world_matrices_at(gltf, times, animation)
     scene_nodes = np.fromiter(index.keys(), dtype=np.int64)
     file_nodes = np.fromiter(index.values(), dtype=np.int64)
     expected = expected_worlds([keys[i] for i in scene_nodes], world[:, scene_nodes], conversion)

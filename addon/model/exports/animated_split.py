@@ -55,11 +55,12 @@ def continuous_trs(local: np.ndarray) -> core.TRS:
     return core.TRS(d.translation, continuous_quaternions(d.rotation), d.scale)
 
 
-def trs_error(local: np.ndarray) -> np.ndarray:
+def trs_error(local: np.ndarray, decomposed=None) -> np.ndarray:
     """``(N,)`` largest over frames of ``|TRS(M) - M| / max(1, |M|)`` for local
-    matrices ``(T, N, 4, 4)``: how far one TRS per node (shear dropped) is from them."""
+    matrices ``(T, N, 4, 4)``: how far one TRS per node (shear dropped) is from them.
+    ``decomposed``: ``core.decompose(local)`` when the caller has it."""
     m = np.asarray(local, dtype=np.float64)
-    d = core.decompose(m)
+    d = core.decompose(m) if decomposed is None else decomposed
     rebuilt = core.TRS(d.translation, d.rotation, d.scale).to_matrix()
     scale = np.maximum(1.0, np.abs(m).max(axis=(-2, -1)))
     return (np.abs(rebuilt - m).max(axis=(-2, -1)) / scale).max(axis=0)
@@ -111,27 +112,110 @@ def _align(u, s, v, u0, v0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return u, s, v
 
 
+def _repeated(s: np.ndarray) -> np.ndarray:
+    """``(...,)`` whether any two of the singular values ``s (..., 3)`` are repeated."""
+    a = np.abs(s)
+    big = np.maximum(a.max(axis=-1), 1e-300)
+    gaps = np.abs(a[..., [0, 0, 1]] - a[..., [1, 2, 2]])
+    return (gaps <= REPEATED * big[..., None]).any(axis=-1)
+
+
+def _relative_alignment(u, v, u0, v0) -> tuple[np.ndarray, np.ndarray]:
+    """For SVD bases ``u, v`` and the previous frame's ``u0, v0`` (batch ``(M, 3, 3)``):
+    ``perm (M, 3)`` and ``sign (M, 3)`` with ``u[:, perm[c]] * sign[c]`` the column
+    matching ``u0[:, c]`` (the same choice as :func:`_align`, without repeated values)."""
+    match = np.abs(np.einsum("nki,nkj->nij", u0, u)) + np.abs(np.einsum("nki,nkj->nij", v0, v))
+    scores = match[:, np.arange(3)[None, :], _PERMS].sum(axis=-1)
+    perm = _PERMS[np.argmax(scores, axis=-1)]
+    rows = np.arange(len(u))[:, None]
+    dots = np.einsum("nki,nki->ni", u0, u[rows, :, perm].transpose(0, 2, 1))
+    dots += np.einsum("nki,nki->ni", v0, v[rows, :, perm].transpose(0, 2, 1))
+    return perm, np.where(dots < 0.0, -1.0, 1.0)
+
+
+def _aligned_all(u_svd, s_svd, v_svd, small_inner: bool):
+    """Every frame's SVD aligned to the one before, all at once when no singular value
+    repeats at any frame (then a frame's axis order and signs follow from the previous
+    frame's by composing each step's relative permutation and signs: a loop over frames
+    of integer index arithmetic only), made proper rotations; None otherwise (the
+    caller aligns frame by frame)."""
+    t_count, n = s_svd.shape[:2]
+    if _repeated(s_svd).any():
+        return None
+    if small_inner:  # the first frame as the frame-by-frame path picks it
+        u0, s0, v0 = _align(
+            u_svd[0], s_svd[0], v_svd[0], np.zeros_like(u_svd[0]), np.broadcast_to(np.eye(3), v_svd[0].shape)
+        )
+        perm0, sign0 = _relative_alignment(u_svd[0], v_svd[0], u0, v0)
+    else:
+        perm0, sign0 = np.broadcast_to(np.arange(3), (n, 3)).copy(), np.ones((n, 3))
+    flat = (t_count - 1) * n
+    rel_perm, rel_sign = _relative_alignment(
+        u_svd[1:].reshape(flat, 3, 3),
+        v_svd[1:].reshape(flat, 3, 3),
+        u_svd[:-1].reshape(flat, 3, 3),
+        v_svd[:-1].reshape(flat, 3, 3),
+    )
+    rel_perm, rel_sign = rel_perm.reshape(t_count - 1, n, 3), rel_sign.reshape(t_count - 1, n, 3)
+    perm = np.empty((t_count, n, 3), dtype=np.int64)
+    sign = np.empty((t_count, n, 3))
+    perm[0], sign[0] = perm0, sign0
+    rows = np.arange(n)[:, None]
+    for t in range(1, t_count):  # aligned_t[:, i] = raw_t[:, perm_t[i]] * sign_t[i]
+        perm[t] = rel_perm[t - 1][rows, perm[t - 1]]
+        sign[t] = rel_sign[t - 1][rows, perm[t - 1]] * sign[t - 1]
+    tt = np.arange(t_count)[:, None, None]
+    nn = np.arange(n)[None, :, None]
+    u = np.swapaxes(np.swapaxes(u_svd, -2, -1)[tt, nn, perm], -2, -1) * sign[..., None, :]
+    v = np.swapaxes(np.swapaxes(v_svd, -2, -1)[tt, nn, perm], -2, -1) * sign[..., None, :]
+    s = s_svd[tt, nn, perm]
+    # Proper rotations: along an aligned path det(u), det(v) keep their sign, so each
+    # node flips one column (its smallest singular value's at the first frame) at
+    # every frame, with that value's sign: no flip moving from column to column.
+    rows = np.arange(n)
+    for mat in (u, v):
+        negative = np.linalg.det(mat) < 0.0  # (T, N)
+        if (negative != negative[:1]).any():
+            return None
+        bad = rows[negative[0]]
+        if len(bad):
+            k = np.argmin(np.abs(s[0, bad]), axis=-1)
+            mat[:, bad, :, k] *= -1.0
+            s[:, bad, k] *= -1.0
+    return u, s, v
+
+
 def continuous_split(local: np.ndarray, *, small_inner: bool = False) -> tuple[core.TRS, core.TRS]:
     """Exact two-node TRS for every frame and node of ``local (T, N, 4, 4)``:
     ``(outer, inner)`` batches ``(T, N)`` with ``outer.to_matrix() @ inner.to_matrix()
     == local`` (to about ``REPEATED`` times the scale where singular values repeat,
     ~1e-15 elsewhere), continuous in time (see the module docstring). ``inner`` has no
-    translation and unit scale: only its rotation animates."""
+    translation and unit scale: only its rotation animates. Nodes whose singular values
+    never repeat are aligned all frames at once (:func:`_aligned_all`), the others
+    frame by frame."""
     m = np.asarray(local, dtype=np.float64)
     t_count, n = m.shape[:2]
+    u_svd, s_svd, vt_svd = np.linalg.svd(m[..., :3, :3])  # every frame at once; aligned below
+    v_svd = np.swapaxes(vt_svd, -2, -1)
     u_all = np.empty((t_count, n, 3, 3))
     v_all = np.empty((t_count, n, 3, 3))
     s_all = np.empty((t_count, n, 3))
-    u_svd, s_svd, vt_svd = np.linalg.svd(m[..., :3, :3])  # every frame at once; aligned below
-    v_svd = np.swapaxes(vt_svd, -2, -1)
-    for t in range(t_count):
-        u, s, v = u_svd[t], s_svd[t], v_svd[t]
+    # Nodes whose singular values never repeat: all frames at once; the others frame by frame.
+    fast = ~_repeated(s_svd).any(axis=0) if t_count > 1 else np.zeros(n, dtype=bool)
+    done = _aligned_all(u_svd[:, fast], s_svd[:, fast], v_svd[:, fast], small_inner) if fast.any() else None
+    if done is None:
+        fast[:] = False
+    else:
+        u_all[:, fast], s_all[:, fast], v_all[:, fast] = done
+    slow = np.flatnonzero(~fast)
+    for t in range(t_count) if len(slow) else ():
+        u, s, v = u_svd[t, slow], s_svd[t, slow], v_svd[t, slow]
         if t:
-            u, s, v = _align(u, s, v, u_all[t - 1], v_all[t - 1])
+            u, s, v = _align(u, s, v, u_all[t - 1, slow], v_all[t - 1, slow])
         elif small_inner:  # the first frame: the SVD whose inner rotation is nearest the identity
             u, s, v = _align(u, s, v, np.zeros_like(u), np.broadcast_to(np.eye(3), v.shape))
         _proper(u, s, v)
-        u_all[t], s_all[t], v_all[t] = u, s, v
+        u_all[t, slow], s_all[t, slow], v_all[t, slow] = u, s, v
     q_outer = continuous_quaternions(core.matrix_to_quat(u_all))
     q_inner = continuous_quaternions(core.matrix_to_quat(np.swapaxes(v_all, -2, -1)))
     outer = core.TRS(m[..., :3, 3], q_outer, s_all)

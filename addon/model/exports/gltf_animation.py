@@ -53,14 +53,21 @@ def append_accessor(gltf: Gltf, values: np.ndarray, with_bounds: bool = False) -
         values = values[:, None]
     width = values.shape[1]
     kind = {v: k for k, v in _WIDTH.items()}[width]
-    binary = gltf.binary or b""
-    binary += b"\0" * (-len(binary) % 4)
+    binary = gltf.binary if isinstance(gltf.binary, bytearray) else bytearray(gltf.binary or b"")
+    try:  # grown in place: appending many accessors stays linear
+        binary.extend(b"\0" * (-len(binary) % 4))
+    except BufferError:  # a live view of the bytes: copy once
+        binary = bytearray(binary) + b"\0" * (-len(binary) % 4)
     doc = gltf.doc
     views = doc.setdefault("bufferViews", [])
     views.append({"buffer": 0, "byteOffset": len(binary), "byteLength": values.nbytes})
-    gltf.binary = binary + values.tobytes()
+    try:
+        binary.extend(values.tobytes())
+    except BufferError:
+        binary = bytearray(binary) + values.tobytes()
+    gltf.binary = binary
     buffers = doc.setdefault("buffers", [{}])
-    buffers[0]["byteLength"] = len(gltf.binary)
+    buffers[0]["byteLength"] = len(binary)
     accessor = {"bufferView": len(views) - 1, "componentType": 5126, "count": len(values), "type": kind}
     if with_bounds:
         accessor["min"] = [float(v) for v in values.min(axis=0)]
@@ -155,9 +162,16 @@ def tracks(gltf: Gltf, animation: int | None = None) -> dict[tuple[int, str], Tr
     return out
 
 
-def key_times(gltf: Gltf) -> np.ndarray:
-    """Every key time of every animation channel, sorted, once ``(K,)`` seconds."""
-    found = [track.times for track in tracks(gltf).values()]
+def key_times(gltf: Gltf, animation: int | None = None) -> np.ndarray:
+    """Every key time of every animation channel (or of animation ``animation``'s),
+    sorted, once ``(K,)`` seconds."""
+    inputs = {
+        anim["samplers"][ch["sampler"]]["input"]
+        for anim in _animations(gltf, animation)
+        for ch in anim.get("channels", [])
+        if ch.get("target", {}).get("path") in PATHS and "node" in ch.get("target", {})
+    }  # read each key-time accessor once (the exporter shares them between channels)
+    found = [read_accessor(gltf, index).reshape(-1) for index in sorted(inputs)]
     return np.unique(np.concatenate(found)) if found else np.zeros(0)
 
 
@@ -192,34 +206,62 @@ def world_matrices_at(gltf: Gltf, times, animation: int | None = None) -> np.nda
     return tiled.world_matrices(local.reshape(-1, 4, 4)).reshape(m, n, 4, 4)
 
 
+def animated_nodes(gltf: Gltf, animation: int) -> set[int]:
+    """File nodes whose translation, rotation or scale animation ``animation`` animates."""
+    targets = (ch.get("target", {}) for anim in _animations(gltf, animation) for ch in anim.get("channels", []))
+    return {t["node"] for t in targets if "node" in t and t.get("path") in PATHS}
+
+
 def owner(gltf: Gltf, node: int) -> int:
     """Index of the animation that animates ``node`` (the first one if none does;
     created when the file has no animation)."""
+    return owners(gltf).get(node, 0)
+
+
+def owners(gltf: Gltf) -> dict[int, int]:
+    """Node -> index of the first animation that animates it, for every animated node,
+    in one pass (an animation is created when the file has none)."""
     anims = gltf.doc.setdefault("animations", [])
+    out: dict[int, int] = {}
     for a, anim in enumerate(anims):
-        if any(ch.get("target", {}).get("node") == node for ch in anim.get("channels", [])):
-            return a
+        for ch in anim.get("channels", []):
+            node = ch.get("target", {}).get("node")
+            if node is not None:
+                out.setdefault(node, a)
     if not anims:
         anims.append({"name": "shear exact", "channels": [], "samplers": []})
-    return 0
+    return out
 
 
-def drop_channels(gltf: Gltf, node: int) -> None:
-    """Remove every animation's translation / rotation / scale channels of ``node``
-    (their samplers stay, unused: the file remains valid)."""
-    for anim in gltf.doc.get("animations", []):
+def drop_channels(gltf: Gltf, nodes: int | set[int], animation: int | None = None) -> None:
+    """Remove the translation / rotation / scale channels of ``nodes`` (one or a set)
+    in every animation (or in animation ``animation`` only), in one pass; their
+    samplers stay, unused: the file remains valid."""
+    gone = {nodes} if isinstance(nodes, int) else set(nodes)
+    for anim in _animations(gltf, animation):
         anim["channels"] = [
             ch
             for ch in anim.get("channels", [])
-            if not (ch.get("target", {}).get("node") == node and ch["target"].get("path") in PATHS)
+            if not (ch.get("target", {}).get("node") in gone and ch["target"].get("path") in PATHS)
         ]
 
 
-def add_channels(gltf: Gltf, node: int, times_accessor: int, trs: core.TRS, animation: int) -> None:
+def add_channels(
+    gltf: Gltf,
+    node: int,
+    times_accessor: int,
+    trs: core.TRS,
+    animation: int,
+    only: bool = False,
+    drop: bool = True,
+) -> None:
     """Animate ``node`` in animation ``animation`` with LINEAR channels of ``trs (K,)``
     at the key times of ``times_accessor`` (rotations written ``x, y, z, w``).
-    Replaces its channels in every animation."""
-    drop_channels(gltf, node)
+    Replaces its channels in every animation (``only``: in that animation only, the
+    others keep theirs; ``drop=False``: the caller has dropped them, for many nodes at
+    once with :func:`drop_channels`)."""
+    if drop:
+        drop_channels(gltf, node, animation if only else None)
     anim = gltf.doc["animations"][animation]
     anim.setdefault("samplers", [])
     anim.setdefault("channels", [])

@@ -34,9 +34,9 @@ class Gltf:
     """A glTF document: ``doc`` is the JSON dict, ``binary`` buffer 0's bytes (the GLB
     BIN chunk, an embedded data URI or the separate .bin; None without buffers)."""
 
-    def __init__(self, doc: dict, binary: bytes | None, is_glb: bool):
+    def __init__(self, doc: dict, binary: bytes | bytearray | None, is_glb: bool):
         self.doc = doc
-        self.binary = binary
+        self.binary: bytes | bytearray | None = binary
         self.is_glb = is_glb
 
     def buffer_file(self) -> str | None:
@@ -142,10 +142,11 @@ class Gltf:
                 out[(skin.get("name", ""), self.nodes[j].get("name", ""))] = j
         return out
 
-    def insert_parent(self, node: int, outer: core.TRS, inner: core.TRS, name: str) -> int:
+    def insert_parent(self, node: int, outer: core.TRS, inner: core.TRS, name: str, parent: int | None = None) -> int:
         """Put a new node with TRS ``outer`` between ``node`` and its parent, and give
-        ``node`` the TRS ``inner``. Returns the new node's index."""
-        parent = int(self.parents()[node])
+        ``node`` the TRS ``inner``. Returns the new node's index. ``parent``: ``node``'s
+        parent index (-1: a root) when the caller knows it (else it is looked up)."""
+        parent = int(self.parents()[node]) if parent is None else int(parent)
         new = len(self.nodes)
         self.nodes.append({"name": name, "children": [node], **trs_fields(outer)})
         old = self.nodes[node]

@@ -254,6 +254,51 @@ def apply(scene, per_armature: dict, frames: list[int], outer: core.TRS, inner: 
     return edits
 
 
+#: Constraint target spaces that read a bone's own transform (not its world matrix,
+#: which the helper and the keys reproduce).
+_LOCAL_SPACES = ("LOCAL", "LOCAL_WITH_PARENT", "LOCAL_OWNER_ORIENT")
+
+
+def constraint_readers(rig, split: set[str]) -> list[tuple[str, str]]:
+    """``(label, why)`` for the bones of ``rig`` that keep their constraints in the
+    export-ready copy (they get no helper) but whose constraints read a bone of
+    ``split`` in a local space, or run an IK chain through it: that bone is rebuilt in
+    the copy as a helper bone and keys (the same world matrix, another local one and
+    another chain), so what such a constraint computes there is not what Blender
+    computes in the scene."""
+    out = []
+    for pb in rig.pose.bones:
+        if pb.name in split:
+            continue  # its constraints are muted: its keys hold Blender's result
+        for con in pb.constraints:
+            if con.mute or not getattr(con, "enabled", True):
+                continue
+            sub = getattr(con, "subtarget", "") if getattr(con, "target", None) == rig else ""
+            if sub in split and getattr(con, "target_space", "WORLD") in _LOCAL_SPACES:
+                out.append(
+                    (
+                        f"{rig.name} > {pb.name}",
+                        f"constraint '{con.name}' reads '{sub}' in local space, which gets a helper bone",
+                    )
+                )
+                continue
+            if con.type == "IK":
+                chain: list[str] = []
+                bone = pb.parent
+                while bone is not None and (con.chain_count == 0 or len(chain) < con.chain_count - 1):
+                    chain.append(bone.name)
+                    bone = bone.parent
+                hit = next((b for b in chain if b in split), None)
+                if hit:
+                    out.append(
+                        (
+                            f"{rig.name} > {pb.name}",
+                            f"IK constraint '{con.name}' spans '{hit}', which gets a helper bone",
+                        )
+                    )
+    return out
+
+
 def restore(edits: BoneEdits) -> None:
     """Undo :func:`apply`: the user's armatures, actions, poses, active object and mode."""
     for record in reversed(edits.armatures):

@@ -11,7 +11,10 @@ Bones whose local matrix holds shear get a temporary helper BONE above them the 
 way (:mod:`.fbx_bones`: edit bones, keyed pose, all undone).
 
 Not corrected (listed by name): objects with constraints or linked data, bones of
-linked, shared or hidden armatures.
+linked, shared or hidden armatures, and bones whose constraints read a bone that gets a
+helper (a target, or an IK chain through it: the copy rebuilds that bone from a helper
+and keys, so the constraint computes something else there; the read-back shows by how
+much, and the command exits 1 when it is over the tolerance).
 """
 
 from __future__ import annotations
@@ -211,6 +214,8 @@ def _write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thre
             not_corrected.append((label, "constraints or linked data: left as it is"))
         else:
             split.append(int(i))
+    for rig_name, rig_bones in bones.items():  # constraints that would read the copy's rebuilt bones
+        not_corrected += fbx_bones.constraint_readers(bpy.data.objects[rig_name], {b for b, _k in rig_bones})
     outer, inner = continuous_split(local[:, split], small_inner=True)  # away from Euler gimbal lock
     objects = [k for k, i in enumerate(split) if not series.keys[i][1]]
     seconds["prepare"] = time.perf_counter() - t0

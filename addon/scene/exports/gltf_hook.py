@@ -8,9 +8,15 @@ the exporter evaluated (the current frame, or frame 0 when "Use Current Frame" i
 the exporter is still on that frame when this runs); an animated file is compared at
 every key time of its channels (``frame = time * fps``). Nodes the user's settings left
 out (selected only, deform bones only) are simply not in the file. Joints exported in
-their rest position ("Use Rest Position Armature") are not compared. Animation modes
-that evaluate actions one by one (Actions, NLA Tracks with several animations) are not
-the scene's timeline: such files are left as Blender wrote them, and the result says so.
+their rest position ("Use Rest Position Armature") are not compared.
+
+The animation mode decides what each glTF animation is. Scene: the timeline (one
+animation, or one per object: all compared together). Actions, Active Actions and NLA
+Tracks: each animation is an action (or track) played alone; Blender is evaluated that
+way per animation (:mod:`.gltf_modes`), each animation corrected with its own split
+and checked alone (:mod:`...model.exports.gltf_takes`); the result lists the error of
+each animation by name. Broadcast (every action on every object) is left as Blender
+wrote it, and the result says so by name.
 """
 
 from __future__ import annotations
@@ -24,9 +30,11 @@ from ...model.errors import ExportError
 from ...model.exports.animated_gltf import CHECK_TOLERANCE, FrameError, add_animated_helpers, animated_error
 from ...model.exports.gltf_animation import key_times
 from ...model.exports.gltf_file import Gltf
+from ...model.exports.gltf_takes import add_take_helpers, take_errors, worst
 from ...model.thresholds import DEFAULT, Thresholds
 from ..frames import read_frames
 from ..gltf_export import gltf_conversion
+from .gltf_modes import PER_ANIMATION, evaluate_takes
 
 
 def engine_ignored(scene) -> tuple[set[str], list[tuple[str, str]]]:
@@ -54,9 +62,16 @@ class HookSettings(NamedTuple):
     animation_mode: str = "ACTIONS"
     slide_to_zero: bool = False
     rest_position_armature: bool = True
+    reset_pose_bones: bool = True
+    #: the frame of the file's static pose (None: the scene's frame when the file is checked)
+    static_frame: int | None = None
 
     @classmethod
-    def from_exporter(cls, settings: dict) -> HookSettings:
+    def from_exporter(cls, settings: dict, start_frame: int | None = None) -> HookSettings:
+        """``start_frame``: the scene's frame when the export began (the exporter's
+        sampling leaves the scene on another one; its static pose is that frame with
+        "Use Current Frame", else frame 0)."""
+        static = None if start_frame is None else (start_frame if settings.get("gltf_current_frame") else 0)
         return cls(
             filepath=settings["gltf_filepath"],
             y_up=bool(settings.get("gltf_yup", True)),
@@ -64,6 +79,8 @@ class HookSettings(NamedTuple):
             animation_mode=str(settings.get("gltf_animation_mode", "ACTIONS")),
             slide_to_zero=bool(settings.get("gltf_anim_slide_to_zero", False)),
             rest_position_armature=bool(settings.get("gltf_rest_position_armature", True)),
+            reset_pose_bones=bool(settings.get("gltf_export_reset_pose_bones", True)),
+            static_frame=static,
         )
 
 
@@ -75,6 +92,7 @@ class HookResult(NamedTuple):
     frames: list
     keys: list = []  #: the scene's nodes as read (``(object, bone)``)
     skip: frozenset = frozenset()  #: scene node indices not compared as nodes
+    animations: dict = {}  #: per-animation modes: animation name -> its FrameError
 
     def message(self) -> str:
         if not self.corrected:
@@ -82,10 +100,17 @@ class HookResult(NamedTuple):
         err = self.error
         assert err is not None
         verdict = "exact" if err.relative <= CHECK_TOLERANCE else "NOT exact"
-        return (
+        text = (
             f"Keep shear exactly: {len(self.helpers)} helper node(s); read back at {len(self.frames)} frame(s), "
             f"relative error {err.relative:.2e} ({verdict}, tolerance {CHECK_TOLERANCE:g})"
         )
+        if self.animations:
+            each = ", ".join(
+                f"'{name}' {e.relative:.2e}{'' if e.relative <= CHECK_TOLERANCE else ' NOT exact'}"
+                for name, e in self.animations.items()
+            )
+            text += f"; each animation alone: {each}"
+        return text
 
 
 def keep_shear_in_file(
@@ -100,25 +125,22 @@ def keep_shear_in_file(
         return HookResult(False, "not a .glb or .gltf file", [], None, [])
     gltf = Gltf.load(path)
     fps = scene.render.fps / scene.render.fps_base
-    times = key_times(gltf)
+    times = key_times(gltf) if wanted is None else np.zeros(0)
     frames: np.ndarray
     if wanted is not None:
         frames = np.asarray(wanted, dtype=np.int64)
         times = frames / fps
     elif settings.animations and len(times):
-        several = len(gltf.doc.get("animations", [])) > 1
-        if settings.animation_mode != "SCENE" and several:
+        if settings.animation_mode == "BROADCAST":
             return HookResult(
-                False,
-                f"animation mode {settings.animation_mode} exports actions one by one, not the timeline",
-                [],
-                None,
-                [],
+                False, "animation mode BROADCAST (every action on every object) is not corrected", [], None, []
             )
         if settings.slide_to_zero:
             return HookResult(
                 False, "'Set all glTF Animation starting at 0' moves the keys off the timeline", [], None, []
             )
+        if settings.animation_mode in PER_ANIMATION:
+            return _per_animation(scene, gltf, settings, fps, thresholds)
         frames_f = times * fps
         frames = np.round(frames_f).astype(np.int64)
         if np.abs(frames_f - frames).max() > 1e-3:
@@ -128,26 +150,72 @@ def keep_shear_in_file(
         times = frames / fps
     series = read_frames(scene, [int(f) for f in frames])
     conversion = gltf_conversion(settings.y_up)
-    skinned, _listed = engine_ignored(scene)
-    skip = {i for i, (obj, bone) in enumerate(series.keys) if not bone and obj in skinned}
-    if settings.rest_position_armature and not settings.animations:
-        skip |= {i for i, (_obj, bone) in enumerate(series.keys) if bone}
+    skip = _skipped(scene, series.keys, settings)
     try:
         helpers = add_animated_helpers(
             gltf, series.keys, series.world, times, conversion, skip=skip, thresholds=thresholds
         )
     except ExportError as exc:
         return HookResult(False, str(exc), [], None, [])
-    # Written beside the originals, checked, then renamed over them. A separate .bin
-    # (.gltf separate) is renamed first: the correction only appends to the buffer, so
-    # the old .gltf still reads the new .bin if the second rename never happens.
+    error = _write_checked(
+        gltf, path, lambda done: animated_error(done, series.keys, series.world, times, conversion, skip)
+    )
+    return HookResult(True, "", helpers, error, [int(f) for f in frames], series.keys, frozenset(skip))
+
+
+def _skipped(scene, keys, settings: HookSettings) -> set[int]:
+    """Scene node indices not compared as nodes (armature-deformed meshes; joints in
+    their rest position in a static file)."""
+    skinned, _listed = engine_ignored(scene)
+    skip = {i for i, (obj, bone) in enumerate(keys) if not bone and obj in skinned}
+    if settings.rest_position_armature and not settings.animations:
+        skip |= {i for i, (_obj, bone) in enumerate(keys) if bone}
+    return skip
+
+
+def _per_animation(scene, gltf: Gltf, settings: HookSettings, fps: float, thresholds: Thresholds) -> HookResult:
+    """Actions, Active Actions, NLA Tracks: each animation corrected and checked alone."""
+    frame = scene.frame_current if settings.static_frame is None else settings.static_frame
+    static = read_frames(scene, [frame])  # the file's static pose
+    keys = static.keys
+    try:
+        takes = evaluate_takes(scene, gltf, keys, settings.animation_mode, frame, settings.reset_pose_bones)
+    except ExportError as exc:
+        return HookResult(False, f"animation mode {settings.animation_mode}: {exc}", [], None, [])
+    conversion = gltf_conversion(settings.y_up)
+    skip = _skipped(scene, keys, settings)
+    if settings.rest_position_armature:  # joints of an armature a take does not animate: in rest position
+        takes = [
+            take._replace(held=frozenset(i for i, (obj, bone) in enumerate(keys) if bone and obj not in take.objects))
+            for take in takes
+        ]
+    try:
+        helpers = add_take_helpers(gltf, keys, static.world[0], takes, conversion, skip=skip, thresholds=thresholds)
+    except ExportError as exc:
+        return HookResult(False, str(exc), [], None, [])
+    errors: dict = {}
+
+    def check(done: Gltf) -> FrameError | None:
+        errors.update(take_errors(done, keys, takes, conversion, skip))
+        return worst(errors)
+
+    error = _write_checked(gltf, settings.filepath, check)
+    frames = sorted({int(round(float(t) * fps)) for take in takes for t in take.times})
+    return HookResult(True, "", helpers, error, frames, keys, frozenset(skip), errors)
+
+
+def _write_checked(gltf: Gltf, path: str, check):
+    """``gltf`` written beside the exporter's file, ``check(read back)`` run on it, then
+    renamed over the original; returns what ``check`` returned. A separate .bin (.gltf
+    separate) is renamed first: the correction only appends to the buffer, so the old
+    .gltf still reads the new .bin if the second rename never happens."""
     tmp = path + ".partial" + os.path.splitext(path)[1]
     separate = gltf.buffer_file()
     bin_path = os.path.join(os.path.dirname(path), separate) if separate else None
     tmp_bin = bin_path + ".partial" if bin_path else None
     try:
         gltf.save(tmp, tmp_bin)
-        error = animated_error(Gltf.load(tmp, tmp_bin), series.keys, series.world, times, conversion, skip)
+        result = check(Gltf.load(tmp, tmp_bin))
         if bin_path and tmp_bin:
             os.replace(tmp_bin, bin_path)
         os.replace(tmp, path)
@@ -155,4 +223,4 @@ def keep_shear_in_file(
         for leftover in (tmp, tmp_bin):
             if leftover and os.path.exists(leftover):
                 os.remove(leftover)
-    return HookResult(True, "", helpers, error, [int(f) for f in frames], series.keys, frozenset(skip))
+    return result

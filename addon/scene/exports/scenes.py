@@ -3,6 +3,8 @@
 - :func:`sheared_objects`: a parent rotated and with animated non-uniform scale; a
   child parented to it "keep transform" at a stretched frame (its parent inverse holds
   shear) and rotating; a grandchild box under the child.
+- :func:`two_takes`: :func:`sheared_objects` with two actions on the parent and NLA
+  tracks, for the glTF exporter's per-animation modes.
 - :func:`inherit_scale_rig`: an armature whose root bone animates non-uniform scale and
   rotation, with a rotated child bone in every Inherit Scale mode, and a mesh skinned to
   the bones.
@@ -58,6 +60,114 @@ def sheared_objects(scene, start: int = 1, end: int = 25):
     _linear(child)
     scene.frame_start, scene.frame_end = start, end
     return parent, child, tip
+
+
+def two_takes(scene):
+    """:func:`sheared_objects` (frames 1 .. 25) whose ``Stretch`` has two actions,
+    ``Grow`` (its keys there, active) and ``Shrink`` (frames 5 .. 15: other scales,
+    turning about Y), and ``Skewed`` one, ``Spin`` (its keys there). NLA tracks:
+    ``Stretch`` has ``Grow`` (strip ``Grow`` at 1) and ``Shrink`` (strip ``Shrink`` at
+    5), ``Skewed`` has ``Grow`` (strip ``Spin`` at 1). Replace blending, linear keys.
+    Returns ``(Stretch, Skewed, Tip)``."""
+    parent, child, tip = sheared_objects(scene)
+    grow = parent.animation_data.action
+    grow.name = "Grow"
+    spin = child.animation_data.action
+    spin.name = "Spin"
+    parent.animation_data.action = None
+    for frame, scale, angle in ((5, (0.6, 1.5, 0.5), 30.0), (15, (1.8, 0.7, 0.5), -20.0)):
+        parent.scale = scale
+        parent.keyframe_insert("scale", frame=frame)
+        parent.rotation_euler = (0.0, math.radians(angle), 0.0)
+        parent.keyframe_insert("rotation_euler", frame=frame)
+    _linear(parent)
+    shrink = parent.animation_data.action
+    shrink.name = "Shrink"
+    for obj, strips in ((parent, (("Grow", 1, grow), ("Shrink", 5, shrink))), (child, (("Grow", 1, spin),))):
+        obj.animation_data.action = None
+        for name, start, action in strips:
+            track = obj.animation_data.nla_tracks.new()
+            track.name = name
+            track.strips.new(action.name, start, action)
+    parent.animation_data.action = grow
+    child.animation_data.action = spin
+    return parent, child, tip
+
+
+def rig_two_takes(scene):
+    """:func:`inherit_scale_rig` (frames 1 .. 25) with two actions: ``Bend`` (its keys
+    there, active) and ``Twist`` (frames 4 .. 16: ``Root`` scaled (1.6, 0.8, 1) ->
+    (0.6, 1.5, 1.2), turning about Z; the children not keyed), on NLA tracks ``Bend``
+    (strip at 1) and ``Twist`` (strip at 4). Returns the armature object."""
+    rig = inherit_scale_rig(scene)
+    bend = rig.animation_data.action
+    bend.name = "Bend"
+    rig.animation_data.action = None
+    root = rig.pose.bones["Root"]
+    for frame, scale, angle in ((4, (1.6, 0.8, 1.0), 0.0), (16, (0.6, 1.5, 1.2), 40.0)):
+        root.scale = scale
+        root.keyframe_insert("scale", frame=frame)
+        root.rotation_euler = (0.0, 0.0, math.radians(angle))
+        root.keyframe_insert("rotation_euler", frame=frame)
+    _linear(rig)
+    twist = rig.animation_data.action
+    twist.name = "Twist"
+    rig.animation_data.action = None
+    for name, start, action in (("Bend", 1, bend), ("Twist", 4, twist)):
+        track = rig.animation_data.nla_tracks.new()
+        track.name = name
+        track.strips.new(action.name, start, action)
+    rig.animation_data.action = bend
+    return rig
+
+
+def ik_rig(scene, start: int = 1, end: int = 25):
+    """``IKRig``: bone ``Base`` (scale animated (1,1,1) -> (1.8, 0.7, 1.2) -> (0.8, 1.3, 1)),
+    ``Upper`` (its child, rest turned 35 deg about Z) and ``Lower`` (``Upper``'s
+    connected child) with an IK constraint (chain of 2) reaching for ``Goal``, an
+    empty moving in a loop; ``Hand`` (``Lower``'s child) copies ``Upper``'s rotation in
+    local space. Linear keys; the scene range is ``start .. end``. Returns the armature."""
+    arm = bpy.data.armatures.new("IKRig")
+    rig = bpy.data.objects.new("IKRig", arm)
+    scene.collection.objects.link(rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    base = arm.edit_bones.new("Base")
+    base.head, base.tail = (0, 0, 0), (0, 0, 0.5)
+    upper = arm.edit_bones.new("Upper")
+    upper.parent = base
+    upper.head, upper.tail = (0, 0, 0.5), (0, 0, 1.5)
+    upper.matrix = Matrix.Translation((0, 0, 0.5)) @ Matrix.Rotation(math.radians(35.0), 4, "Z")
+    lower = arm.edit_bones.new("Lower")
+    lower.parent = upper
+    lower.head, lower.tail = upper.tail, upper.tail + (upper.tail - upper.head)
+    lower.use_connect = True
+    hand = arm.edit_bones.new("Hand")
+    hand.parent = lower
+    hand.head, hand.tail = lower.tail, lower.tail + (lower.tail - lower.head) * 0.3
+    bpy.ops.object.mode_set(mode="OBJECT")
+    goal = bpy.data.objects.new("Goal", None)
+    scene.collection.objects.link(goal)
+    ik: Any = rig.pose.bones["Lower"].constraints.new("IK")
+    ik.target, ik.chain_count = goal, 2
+    copy: Any = rig.pose.bones["Hand"].constraints.new("COPY_ROTATION")
+    copy.target, copy.subtarget = rig, "Upper"
+    copy.target_space = copy.owner_space = "LOCAL"
+    pose_base = rig.pose.bones["Base"]
+    mid = (start + end) // 2
+    for frame, scale, goal_at in (
+        (start, (1, 1, 1), (0.8, 0.2, 1.4)),
+        (mid, (1.8, 0.7, 1.2), (-0.6, 0.5, 1.2)),
+        (end, (0.8, 1.3, 1.0), (0.3, -0.7, 1.8)),
+    ):
+        pose_base.scale = scale
+        pose_base.keyframe_insert("scale", frame=frame)
+        goal.location = goal_at
+        goal.keyframe_insert("location", frame=frame)
+    _linear(rig)
+    _linear(goal)
+    scene.frame_start, scene.frame_end = start, end
+    return rig
 
 
 def inherit_scale_rig(scene, start: int = 1, end: int = 25):

@@ -1,0 +1,147 @@
+"""A glTF file with several animations (Blender's exporter in its Actions, Active
+Actions or NLA Tracks mode) made exact per animation, and its check, Blender-free.
+
+Each animation ("take") is played alone by an engine: the nodes it animates follow its
+channels, every other node stays at its static TRS (the pose the exporter wrote, at
+the frame it exported). A :class:`Take` holds Blender's world matrices with that
+animation's action (or track) alone, at the animation's own key times; ``static`` is
+Blender at the exporter's frame. A node whose local matrix needs two TRS in the static
+pose or in any take gets one helper above it: its static TRS hold the static split,
+and in every take that animates the node, the helper and the node are animated with
+that take's continuous exact split (:func:`.animated_split.continuous_split`); takes
+that do not animate the node leave both static. Everything else keeps what Blender's
+exporter wrote.
+
+Shapes: world matrices ``(T, N, 4, 4)`` (time first, the scene's node keys), times in
+seconds; matrices are compared as ``C @ world @ F`` (:func:`.animated_gltf.expected_worlds`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .... import core
+from ..errors import ExportError
+from ..nodes import node_label
+from ..thresholds import DEFAULT, Thresholds
+from .animated_gltf import FrameError, animated_error, expected_worlds, needs_split
+from .animated_split import continuous_split
+from .gltf_animation import add_channels, animated_nodes, append_accessor, drop_channels, world_matrices_at
+from .gltf_check import node_index
+from .gltf_file import Gltf
+
+
+class Take(NamedTuple):
+    """One glTF animation and Blender evaluated with its action (or track) alone."""
+
+    animation: int  #: index in the file's ``animations``
+    name: str  #: the animation's name (an action's or an NLA track's)
+    times: np.ndarray  #: (T,) seconds: the animation's key times
+    world: np.ndarray  #: (T, N, 4, 4) Blender's world matrices at those times
+    objects: frozenset = frozenset()  #: names of the objects the animation animates (bones: their armature)
+    held: frozenset = frozenset()  #: scene node indices the take does not compare (joints left in rest position)
+
+
+def _locals(gltf: Gltf, keys, world: np.ndarray, times, animation: int | None, conversion, scene_nodes, file_nodes):
+    """Local matrices ``(T, M, 4, 4)`` the file's nodes ``file_nodes`` must have for
+    their scene nodes to land on ``world`` (parents that are no scene node: as the file
+    places them in ``animation``, or statically for None), and their parents' worlds."""
+    parents = gltf.parents()
+    fp = parents[file_nodes]
+    t_count = len(world)
+    if np.isin(fp[fp >= 0], file_nodes).all():  # every parent is a scene node: no need to sample the file
+        target = np.zeros((t_count, len(parents), 4, 4))
+    elif animation is None:
+        target = np.repeat(gltf.world_matrices()[None], t_count, axis=0)
+    else:
+        target = world_matrices_at(gltf, times, animation)
+    target[:, file_nodes] = expected_worlds([keys[i] for i in scene_nodes], world[:, scene_nodes], conversion)
+    parent_world = np.where((fp >= 0)[None, :, None, None], target[:, np.maximum(fp, 0)], np.eye(4))
+    inverse, singular = core.affine_inverse(parent_world)
+    if singular.any():
+        t, m = (int(v) for v in np.argwhere(singular)[0])
+        raise ExportError(
+            f"the parent of '{node_label(*keys[int(scene_nodes[m])])}' has zero scale at key {t}: "
+            "no local transform can be written for it"
+        )
+    return inverse @ target[:, file_nodes], parent_world
+
+
+def add_take_helpers(
+    gltf: Gltf,
+    keys: list[tuple[str, str]],
+    static: np.ndarray,
+    takes: list[Take],
+    conversion: np.ndarray,
+    *,
+    skip: set[int] | frozenset = frozenset(),
+    thresholds: Thresholds = DEFAULT,
+) -> list[str]:
+    """Insert a helper above every file node whose local matrix needs two TRS in the
+    static pose ``static (N, 4, 4)`` or in any take, and make the file exact for each
+    take (see the module docstring). ``skip``: scene node indices whose node matrix
+    engines ignore. Returns the labels of the nodes that got a helper (loops only over
+    those and over the takes)."""
+    index = {i: j for i, j in node_index(gltf, keys).items() if i not in skip}
+    if not index:
+        return []
+    scene_nodes = np.fromiter(index.keys(), dtype=np.int64)
+    file_nodes = np.fromiter(index.values(), dtype=np.int64)
+    static_local, static_parent = _locals(gltf, keys, static[None], [0.0], None, conversion, scene_nodes, file_nodes)
+    split = needs_split(static_local, static_parent, thresholds)
+    per_take = []
+    for take in takes:
+        local, parent_world = _locals(
+            gltf, keys, take.world, take.times, take.animation, conversion, scene_nodes, file_nodes
+        )
+        split |= needs_split(local, parent_world, thresholds)
+        moving = np.isin(file_nodes, list(animated_nodes(gltf, take.animation)))
+        per_take.append((take, local, moving))
+    chosen = np.flatnonzero(split)
+    if not len(chosen):
+        return []
+    outer, inner = continuous_split(static_local[:, chosen])
+    helpers = {}
+    labels = []
+    parents = gltf.parents()
+    for k, m in enumerate(chosen):
+        i, j = int(scene_nodes[m]), int(file_nodes[m])
+        name = f"{keys[i][1] or keys[i][0]} (shear helper)"
+        helpers[m] = gltf.insert_parent(j, outer[0, k], inner[0, k], name, parent=int(parents[j]))
+        labels.append(node_label(*keys[i]))
+    for take, local, moving in per_take:
+        animate = chosen[moving[chosen]]
+        if not len(animate):
+            continue
+        t_outer, t_inner = continuous_split(local[:, animate])
+        times_acc = append_accessor(gltf, np.asarray(take.times, dtype=np.float64)[:, None], with_bounds=True)
+        drop_channels(gltf, {int(file_nodes[m]) for m in animate}, take.animation)
+        for k, m in enumerate(animate):
+            add_channels(gltf, helpers[m], times_acc, t_outer[:, k], take.animation, only=True, drop=False)
+            add_channels(gltf, int(file_nodes[m]), times_acc, t_inner[:, k], take.animation, only=True, drop=False)
+    return labels
+
+
+def take_errors(
+    gltf: Gltf,
+    keys: list[tuple[str, str]],
+    takes: list[Take],
+    conversion: np.ndarray,
+    skip: set[int] | frozenset = frozenset(),
+) -> dict[str, FrameError]:
+    """Each take's animation played alone, composed as an engine does at the take's
+    times, against Blender with that take's action alone: animation name -> error
+    (nodes in ``skip`` and in the take's ``held`` left out)."""
+    return {
+        take.name: animated_error(
+            gltf, keys, take.world, take.times, conversion, frozenset(skip) | take.held, animation=take.animation
+        )
+        for take in takes
+    }
+
+
+def worst(errors: dict[str, FrameError]) -> FrameError | None:
+    """The take with the largest relative error (None without takes)."""
+    return max(errors.values(), key=lambda e: e.relative, default=None)
