@@ -61,13 +61,18 @@ def box_may_change(obj) -> bool:
 
 
 def box_is_round_off(obj) -> bool:
-    """Whether ``obj``'s box cannot change what a range reports beyond round-off: an
-    armature object with no parent and no constraints. Its world matrix is then its own
-    translation, rotation and scale (no shear), which both engine models reproduce to
-    round-off; its box enters only its own corner distances, about 1e-16 of the box's
-    size whatever the box. Blender recomputes an armature's box from its pose (and its
-    custom shapes) on every read, about 45 us per armature and frame on a Rigify rig:
-    such boxes are read at the first frame only."""
+    """Whether ``obj``'s box cannot change what a range reports beyond float32 round-off:
+    an armature object with no parent and no constraints. Its world matrix is then its
+    own translation, rotation and scale (no shear, up to Blender's float32 round-off),
+    which both engine models reproduce; its box enters only its own two corner
+    distances, which stay float32 round-off (about 1e-7 of the box's size) whatever the
+    box. Blender recomputes an armature's box from its pose (and custom shapes) on every
+    read, about 45 us per armature and frame on a Rigify rig: :func:`read_frames` reads
+    such boxes at the first frame only. What the range loses: after the first frame,
+    that node's box (``FrameSeries.box_min``/``box_max``) is the first frame's, and its
+    two round-off corner distances are computed with it (on an armature off the origin,
+    rotated and scaled, they differ from the per-frame box's in the 8th decimal: 2.5e-8
+    units, both under 7e-8; at the origin unscaled both are exactly 0)."""
     return obj.type == "ARMATURE" and obj.parent is None and not len(obj.constraints)
 
 
