@@ -141,6 +141,7 @@ class FrameReader:
         self.storage = np.empty((t, 4, 4, n))
         self._world_buffer = np.empty(n_obj * 16, dtype=np.float32)
         self._pose_buffers = [np.empty(count * 16, dtype=np.float32) for count in self.bone_counts]
+        self._products = [(np.empty((4, 4 * count)), np.empty((3, 4 * count))) for count in self.bone_counts]
         self.bone_min, self.bone_max = nodes.box_min[n_obj:], nodes.box_max[n_obj:]
         # Which boxes are read each frame: all in bulk (``box_rows`` None), a few one by
         # one, or none; the others are the first frame's.
@@ -252,12 +253,16 @@ class FrameReader:
             # Blender's flat matrix buffers are column-major: (n, column, row) -> (row, column, n).
             out[:, :, :n_obj] = self._world_buffer.reshape(n_obj, 4, 4).T
         at = n_obj
-        for (i, _arm), count, buffer in zip(self.armatures, self.bone_counts, self._pose_buffers, strict=True):
-            pose = buffer.reshape(count, 4, 4).astype(np.float64)  # (bone, column, row)
-            pose[:, :, 3] = _AFFINE_ROW  # each matrix's bottom row
-            # world[r, c, b] = sum_j arm[r, j] pose_b[j, c]: one (4, 4) @ (4, 4 * count) product.
-            product = np.dot(out[:, :, i], pose.reshape(count * 4, 4).T)
-            out[:, :, at : at + count] = product.reshape(4, count, 4).transpose(0, 2, 1)
+        for (i, _arm), count, buffer, (pose, product) in zip(
+            self.armatures, self.bone_counts, self._pose_buffers, self._products, strict=True
+        ):
+            # pose[j, c, b] = pose_b[j, c], each matrix's bottom row (0, 0, 0, 1).
+            np.copyto(pose.reshape(4, 4, count), buffer.reshape(count, 4, 4).transpose(2, 1, 0))
+            pose[3] = np.repeat(_AFFINE_ROW, count)
+            # world[r, c, b] = sum_j arm[r, j] pose_b[j, c]: one (3, 4) @ (4, 4 * count)
+            # product into the storage's layout (the bottom row is set below).
+            np.dot(out[:3, :, i], pose, out=product)
+            out[:3, :, at : at + count] = product.reshape(3, 4, count)
             at += count
         out[3] = _AFFINE_ROW[:, None]
 
