@@ -377,7 +377,8 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
     flags = np.zeros(m, dtype=bool)
     flags[levels.out] = singular
     shape = (len(frames), len(nodes))
-    return FrameFields(*out.reshape((4,) + shape), flags.reshape(shape))
+    numbers = out.reshape((4,) + shape)
+    return FrameFields(numbers[0], numbers[1], numbers[2], numbers[3], flags.reshape(shape))
 
 
 def _patch(idx, world, levels: _Levels, result, frame, scale, translation, singular) -> None:
