@@ -42,13 +42,17 @@ from .errors import InputError
 from .hierarchy import Hierarchy
 from .rotations import quat_to_matrix
 
-__all__ = ["FrameFields", "frame_fields", "MAX_LEVELS"]
+__all__ = ["FrameFields", "frame_fields", "affine_pseudo_inverse", "MAX_LEVELS"]
 
 #: Deepest hierarchy (levels = max depth + 1) :func:`frame_fields` folds level by level.
 MAX_LEVELS = 128
 
 #: Node-frames per chunk (the temporaries of a chunk stay in cache).
 CHUNK = 1 << 14
+
+#: :func:`affine_pseudo_inverse`: singular values below this fraction of the largest are
+#: zero (the scale :func:`~.decompose.affine_inverse` calls singular, about 1e-12).
+SINGULAR_RCOND = 1e-12
 
 #: Row-major 4x4 indices of the X, Y, Z columns and the translation (the SoA rows).
 _ROWS = np.array([0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11])
@@ -61,12 +65,43 @@ _ILL = 1e-6
 class FrameFields(NamedTuple):
     """``(T, N)`` per node-frame: largest ``|shear|`` of the reference world matrix and of
     the local matrix (degrees), largest box-corner distance of the matrix model and of
-    the accumulated model from the reference (scene units)."""
+    the accumulated model from the reference (scene units), and ``singular_parent``
+    (bool): the parent's world has no inverse there (:func:`affine_pseudo_inverse`: the
+    local is the least-squares one, and undefined as a transform)."""
 
     shear_deg: np.ndarray
     local_shear_deg: np.ndarray
     corner_matrix: np.ndarray
     corner_accumulated: np.ndarray
+    singular_parent: np.ndarray
+
+
+def affine_pseudo_inverse(matrices) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~.decompose.affine_inverse` of affine matrices ``(..., 4, 4)``, and where
+    it has none (``singular (...)`` True) the affine pseudo-inverse
+    ``[pinv(A), -pinv(A) t; 0, 0, 0, 1]`` of ``[A, t; 0, 0, 0, 1]``.
+
+    The bottom row is exactly ``(0, 0, 0, 1)``: the pseudo-inverse of the whole 4x4 is
+    not affine once ``t`` is not zero (a parent collapsed away from the origin mixes its
+    translation into the bottom row, and :func:`~.decompose.decompose` refuses the
+    local). ``inverse @ W`` is the least-squares affine local ``L`` of a child world ``W``
+    (the smallest ``L`` minimising ``|M L - W|``): exact wherever ``W`` is in reach of
+    the parent, the child's own component along the collapsed axis dropped elsewhere.
+    Singular values below :data:`SINGULAR_RCOND` of the largest count as zero (a parent
+    called singular is inverted as collapsed, not through a scale of 1e-13 that would
+    blow its child's float32 round-off up to any size). Returns ``(inverse, singular)``.
+    """
+    inverse, singular = affine_inverse(matrices)
+    if singular.any():
+        m = np.asarray(matrices, dtype=np.float64)[singular]
+        with np.errstate(over="ignore", invalid="ignore"):
+            pinv3 = np.linalg.pinv(m[..., :3, :3], rcond=SINGULAR_RCOND)
+            fixed = np.zeros(m.shape)
+            fixed[..., :3, :3] = pinv3
+            fixed[..., :3, 3] = -np.einsum("...ij,...j->...i", pinv3, m[..., :3, 3])
+        fixed[..., 3, 3] = 1.0
+        inverse[singular] = fixed
+    return inverse, singular
 
 
 class _Levels:
@@ -169,14 +204,13 @@ def _corner_distance(diff: np.ndarray, lo: np.ndarray, size: np.ndarray) -> np.n
 def _general(world: np.ndarray, parent_world: np.ndarray | None):
     """The general path for a few node-frames: ``world (K, 4, 4)`` and its parents'
     (None: roots). Returns ``(world shear, local shear, frame (9, K), scale (3, K),
-    translation (3, K))``."""
+    translation (3, K), singular parent (K,))``."""
     if parent_world is None:
-        local = world
+        local, singular = world, np.zeros(len(world), dtype=bool)
     else:
-        inv, bad = affine_inverse(parent_world)
-        if bad.any():
-            inv[bad] = np.linalg.pinv(parent_world[bad])
+        inv, singular = affine_pseudo_inverse(parent_world)
         local = inv @ world
+        local[:, 3] = (0.0, 0.0, 0.0, 1.0)  # affine: the product of two affine matrices
     parts = decompose(local)
     frame = quat_to_matrix(parts.rotation)  # (K, 3, 3): rows of the SoA are its columns
     return (
@@ -185,6 +219,7 @@ def _general(world: np.ndarray, parent_world: np.ndarray | None):
         frame.transpose(2, 1, 0).reshape(9, -1),
         parts.scale.T,
         parts.translation.T,
+        singular,
     )
 
 
@@ -305,6 +340,7 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
     size = np.take(np.asarray(box_max, dtype=np.float64).reshape(-1, 3), order, axis=0).T - lo
     result = np.empty((4, m))  # shear, local shear, corner distance of each model
     frame, scale, translation = np.empty((9, m)), np.empty((3, m)), np.empty((3, m))
+    singular = np.zeros(m, dtype=bool)  # set by the general path only (the closed form hands those over)
     # Per node-frame work in chunks of at most CHUNK node-frames (a chunk's temporaries
     # stay in cache and the allocator reuses them), across levels; only the fold goes
     # level by level (a dozen numpy calls per level).
@@ -319,7 +355,7 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
         odd |= odd_local | ~_ordinary(sq)
         if odd.any():
             k = a + np.flatnonzero(odd)
-            _patch(k, world, levels, result, frame, scale, translation)
+            _patch(k, world, levels, result, frame, scale, translation, singular)
     v = np.empty((27, m))  # both models folded, the layout of _models
     r = levels.roots
     for d in range(len(levels.starts) - 1):
@@ -338,10 +374,14 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
         result[3, a:b] = _corner_distance(diff, lo[:, a:b], size[:, a:b])
     out = np.empty((4, m))
     out[:, levels.out] = result
-    return FrameFields(*out.reshape(4, len(frames), len(nodes)))
+    flags = np.zeros(m, dtype=bool)
+    flags[levels.out] = singular
+    shape = (len(frames), len(nodes))
+    numbers = out.reshape((4,) + shape)
+    return FrameFields(numbers[0], numbers[1], numbers[2], numbers[3], flags.reshape(shape))
 
 
-def _patch(idx, world, levels: _Levels, result, frame, scale, translation) -> None:
+def _patch(idx, world, levels: _Levels, result, frame, scale, translation, singular) -> None:
     """Recompute the node-frames at sorted positions ``idx`` with the general functions."""
     r, n = levels.roots, world.shape[1]
     for roots in (True, False):
@@ -353,6 +393,6 @@ def _patch(idx, world, levels: _Levels, result, frame, scale, translation) -> No
         if not roots:
             up = levels.order[levels.parent_pos[pick - r]]
             parent = world[up // n, up % n]
-        result[0, pick], result[1, pick], frame[:, pick], scale[:, pick], translation[:, pick] = _general(
-            world[flat // n, flat % n], parent
+        (result[0, pick], result[1, pick], frame[:, pick], scale[:, pick], translation[:, pick], singular[pick]) = (
+            _general(world[flat // n, flat % n], parent)
         )

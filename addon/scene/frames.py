@@ -7,10 +7,16 @@ read once, at the first frame, by :func:`.reading.read_nodes`; every later frame
 hold the same nodes, or :class:`~..model.errors.SceneDataError` names what changed. The
 scene is put back on the frame (and subframe) it was on, whatever happens.
 
+Each frame's matrices go straight into the range's ``(T, 4, 4, N)`` float64 storage
+(buffers reused at every frame, no copy of the range afterwards).
+
 What cannot change is not read again: :func:`read_frames` reads the box of a plain mesh
 (no modifiers, shape keys or animated mesh data: :func:`box_may_change`) at the first
-frame only, every other box (armatures, curves, meshes with modifiers) one getter call
-per object and frame, and all boxes once more at the last frame to check the rule (a
+frame only, and so the box of an armature with no parent and no constraints
+(:func:`box_is_round_off`: it changes with the pose, and Blender recomputes it on every
+read, but it cannot change the results beyond round-off); every other box (curves,
+meshes with modifiers, parented or constrained armatures) one getter call per object
+and frame, and all boxes once more at the last frame to check the first rule (a
 frame-change script may edit a mesh: the range is then read again, every box at every
 frame). Bones' boxes come from their rest lengths.
 
@@ -54,9 +60,33 @@ def box_may_change(obj) -> bool:
     return bool(len(obj.modifiers) or data.shape_keys is not None or data.animation_data is not None)
 
 
+def box_is_round_off(obj) -> bool:
+    """Whether ``obj``'s box cannot change what a range reports beyond float32 round-off:
+    an armature object with no parent and no constraints. Its world matrix is then its
+    own translation, rotation and scale (no shear, up to Blender's float32 round-off),
+    which both engine models reproduce; its box enters only its own two corner
+    distances, which stay float32 round-off (about 1e-7 of the box's size) whatever the
+    box. Blender recomputes an armature's box from its pose (and custom shapes) on every
+    read, about 45 us per armature and frame on a Rigify rig: :func:`read_frames` reads
+    such boxes at the first frame only. What the range loses: after the first frame,
+    that node's box (``FrameSeries.box_min``/``box_max``) is the first frame's, and its
+    two round-off corner distances are computed with it (on an armature off the origin,
+    rotated and scaled, they differ from the per-frame box's in the 8th decimal: 2.5e-8
+    units, both under 7e-8; at the origin unscaled both are exactly 0)."""
+    return obj.type == "ARMATURE" and obj.parent is None and not len(obj.constraints)
+
+
 #: Up to this many objects whose box can change are read one by one (cheaper than a
 #: bulk read of every object's ``bound_box``, about 1.3 us per object).
 _FEW = 64
+
+_AFFINE_ROW = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+def _bounds(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Corner minima and maxima ``(..., 3)`` float64 of boxes ``(..., 24)`` (8 corners)."""
+    c = corners.reshape(corners.shape[:-1] + (8, 3))
+    return c.min(axis=-2).astype(np.float64), c.max(axis=-2).astype(np.float64)
 
 
 class FrameReader:
@@ -65,12 +95,17 @@ class FrameReader:
 
     Call :meth:`step` until it returns True, then :meth:`series`; or :meth:`restore`
     at any point to put the scene back on its frame (also done after the last frame).
+    Each frame's matrices go straight into the ``(T, 4, 4, N)`` float64 storage of
+    :meth:`series` (objects: one strided copy of one bulk read; bones: their armature's
+    world times their pose matrices, one product per armature), through buffers reused
+    at every frame.
 
     With ``static_boxes`` the boxes of objects that cannot change them (:func:`box_may_change`)
-    are read at the first frame only, and all boxes again at the last frame to check:
-    :attr:`boxes_checked` is False when one of them changed anyway (e.g. a frame-change
-    script edited a mesh); :func:`read_frames` then reads the range again, every box at
-    every frame.
+    and of armatures whose box cannot change the results beyond round-off
+    (:func:`box_is_round_off`) are read at the first frame only, and the first kind again
+    at the last frame to check: :attr:`boxes_checked` is False when one of them changed
+    anyway (e.g. a frame-change script edited a mesh); :func:`read_frames` then reads the
+    range again, every box at every frame.
     """
 
     def __init__(self, scene, frames: Sequence[int], objects: Iterable | None = None, static_boxes: bool = False):
@@ -102,19 +137,30 @@ class FrameReader:
         self.bone_counts = [len(_pose_bones(o)) for _k, o in self.armatures]
         self.identity = self._identity(bulk, n_obj)
         self._uid_buffer = np.empty(n_obj, dtype=np.int32)
-        t, n_bones = len(self.frames), sum(self.bone_counts)
-        self.obj_world = np.empty((t, n_obj * 16), dtype=np.float32)
-        self.obj_box = np.empty((t, n_obj, 24), dtype=np.float32)
-        self.empty_size = np.zeros((t, n_obj), dtype=np.float32)
-        self.pose = np.empty((t, n_bones * 16), dtype=np.float32)
+        t, n = len(self.frames), len(self.keys)
+        self.storage = np.empty((t, 4, 4, n))
+        self._world_buffer = np.empty(n_obj * 16, dtype=np.float32)
+        self._pose_buffers = [np.empty(count * 16, dtype=np.float32) for count in self.bone_counts]
+        self._products = [(np.empty((4, 4 * count)), np.empty((3, 4 * count))) for count in self.bone_counts]
         self.bone_min, self.bone_max = nodes.box_min[n_obj:], nodes.box_max[n_obj:]
-        may = np.array([box_may_change(o) for o in self.objects], dtype=bool) if self.static_boxes else None
-        # Which boxes are read each frame: all in bulk, a few one by one, or none.
-        self.box_rows = np.flatnonzero(may) if may is not None and may.sum() <= _FEW else None
-        self.empty_rows = np.flatnonzero(self.is_empty) if self.is_empty.sum() <= _FEW else None
-        if self.box_rows is not None and n_obj:
-            bulk.foreach_get("bound_box", self.obj_box[0].reshape(-1))
-            self.obj_box[1:] = self.obj_box[0]
+        # Which boxes are read each frame: all in bulk (``box_rows`` None), a few one by
+        # one, or none; the others are the first frame's.
+        if self.static_boxes:
+            may = np.array([box_may_change(o) for o in self.objects], dtype=bool)
+            self.round_off = np.array([box_is_round_off(o) for o in self.objects], dtype=bool)
+            rows = np.flatnonzero(may & ~self.round_off)
+            self.box_rows = rows if len(rows) <= _FEW else None
+        else:
+            self.round_off = np.zeros(n_obj, dtype=bool)
+            self.box_rows = None
+        self.first_box = np.empty((n_obj, 24), dtype=np.float32)
+        if n_obj:
+            bulk.foreach_get("bound_box", self.first_box.reshape(-1))
+        width = n_obj if self.box_rows is None else len(self.box_rows)
+        self.boxes = np.empty((t, width, 24), dtype=np.float32)
+        self.empty_rows = np.flatnonzero(self.is_empty)
+        self._size_buffer = np.empty(n_obj, dtype=np.float32) if len(self.empty_rows) > _FEW else None
+        self.empty_size = np.empty((t, len(self.empty_rows)), dtype=np.float32)
 
     def _identity(self, bulk, count: int) -> np.ndarray:
         if isinstance(bulk, _Sequence):  # a short list (the panel's chain)
@@ -122,23 +168,22 @@ class FrameReader:
         return _read(bulk, "session_uid", count, 1, np.int32)
 
     def _check_same_nodes(self, bulk, frame: int) -> None:
-        """The objects of the first frame, in the same order (their count and one bulk read
-        of their ids), and the same number of bones; :meth:`_changed_nodes` names what changed."""
-        n_obj = len(self.objects)
+        """The objects of the first frame, in the same order (one bulk read of their ids);
+        :meth:`_changed_nodes` names what changed.
+
+        Not counted first (each count walks the scene's collections again): a buffer
+        longer than the collection keeps its tail (Blender 4.2 to 5.0), so the last id is
+        reset first and a shorter collection cannot match; a longer one makes the matrix
+        reads raise (:meth:`_read_matrices`), as a changed bone count does."""
         if isinstance(bulk, _Sequence):
-            now = self._identity(bulk, n_obj)
+            now = self._identity(bulk, len(self.objects))
         else:
             now = self._uid_buffer
-            # Counted first: Blender 4.x fills a buffer longer than the collection's part
-            # without a word (5.x raises).
-            if len(bulk) != n_obj:
-                self._changed_nodes(bulk, frame)
-            bulk.foreach_get("session_uid", now)
+            if len(now):
+                now[-1] = 0  # no ID has session uid 0
+                bulk.foreach_get("session_uid", now)
         if not np.array_equal(now, self.identity):
             self._changed_nodes(bulk, frame)
-        for (_k, arm), count in zip(self.armatures, self.bone_counts, strict=True):
-            if len(_pose_bones(arm)) != count:
-                self._changed_nodes(bulk, frame)
 
     def _changed_nodes(self, bulk, frame: int) -> None:
         """:class:`SceneDataError` saying which objects or bones changed since the first frame."""
@@ -160,21 +205,66 @@ class FrameReader:
         raise SceneDataError(f"the scene's objects change between frames ({what}): a range needs the same nodes")
 
     def _read_boxes(self, bulk, k: int) -> None:
-        if not len(self.objects):
+        n_obj = len(self.objects)
+        if not n_obj:
             return
         if self.box_rows is None:
-            bulk.foreach_get("bound_box", self.obj_box[k].reshape(-1))
+            bulk.foreach_get("bound_box", self.boxes[k].reshape(-1))
         else:
-            for i in self.box_rows:  # one getter call (iterating the corners calls it per corner)
-                self.objects[i].bound_box.foreach_get(self.obj_box[k, i])
-        if self.empty_rows is None:
-            bulk.foreach_get("empty_display_size", self.empty_size[k])
+            objects, boxes = self.objects, self.boxes[k]
+            for j, i in enumerate(self.box_rows):  # one getter call (iterating the corners calls it per corner)
+                objects[i].bound_box.foreach_get(boxes[j])
+        if self._size_buffer is not None:
+            bulk.foreach_get("empty_display_size", self._size_buffer)
+            self.empty_size[k] = self._size_buffer[self.empty_rows]
         else:
-            for i in self.empty_rows:
-                self.empty_size[k, i] = self.objects[i].empty_display_size
+            for j, i in enumerate(self.empty_rows):
+                self.empty_size[k, j] = self.objects[i].empty_display_size
         if self.box_rows is not None and k == len(self.frames) - 1 and k:
-            every = _read(bulk, "bound_box", len(self.objects), 24).reshape(-1, 24)
-            self.boxes_checked = bool(np.array_equal(every, self.obj_box[k]))
+            every = _read(bulk, "bound_box", n_obj, 24).reshape(-1, 24)
+            expected = self.first_box.copy()
+            expected[self.box_rows] = self.boxes[k]
+            keep = ~self.round_off  # those may change: they are not the rule's
+            self.boxes_checked = bool(np.array_equal(every[keep], expected[keep]))
+
+    def _read_matrices(self, bulk, k: int, frame: int) -> None:
+        """Frame ``k``'s world matrices into ``storage[k]`` ``(4, 4, N)``, affine (the
+        bottom row set to (0, 0, 0, 1) as :func:`.reading.read_nodes` does: constraints
+        leave w = 0.99999994 in float32). Bones: their armature's world (Blender's, as
+        read) times their pose matrices, the same product as the single-frame reader.
+
+        A collection longer than at the first frame makes Blender's read raise, a shorter
+        one leaves the buffer's tail as it was (a NaN put there first): either way
+        :meth:`_changed_nodes` names what changed."""
+        out = self.storage[k]
+        n_obj = len(self.objects)
+        try:
+            if n_obj:
+                bulk.foreach_get("matrix_world", self._world_buffer)
+            for (_i, arm), buffer in zip(self.armatures, self._pose_buffers, strict=True):
+                buffer[-1] = np.nan
+                arm.pose.bones.foreach_get("matrix", buffer)
+                if buffer[-1] != buffer[-1]:  # not written, or NaN in Blender's matrix
+                    self._changed_nodes(bulk, frame)
+        except (RuntimeError, TypeError, ValueError, ReferenceError):  # ReferenceError: an object removed
+            self._changed_nodes(bulk, frame)
+            raise
+        if n_obj:
+            # Blender's flat matrix buffers are column-major: (n, column, row) -> (row, column, n).
+            out[:, :, :n_obj] = self._world_buffer.reshape(n_obj, 4, 4).T
+        at = n_obj
+        for (i, _arm), count, buffer, (pose, product) in zip(
+            self.armatures, self.bone_counts, self._pose_buffers, self._products, strict=True
+        ):
+            # pose[j, c, b] = pose_b[j, c], each matrix's bottom row (0, 0, 0, 1).
+            np.copyto(pose.reshape(4, 4, count), buffer.reshape(count, 4, 4).transpose(2, 1, 0))
+            pose[3] = np.repeat(_AFFINE_ROW, count)
+            # world[r, c, b] = sum_j arm[r, j] pose_b[j, c]: one (3, 4) @ (4, 4 * count)
+            # product into the storage's layout (the bottom row is set below).
+            np.dot(out[:3, :, i], pose, out=product)
+            out[:3, :, at : at + count] = product.reshape(3, 4, count)
+            at += count
+        out[3] = _AFFINE_ROW[:, None]
 
     def step(self) -> bool:
         """Read the next frame; True once every frame is read (the scene is then back on
@@ -184,19 +274,13 @@ class FrameReader:
         frame = self.frames[self.done]
         try:
             self.scene.frame_set(frame)
-            bulk, _objects = self._bulk_objects()
+            bulk = self._bulk_objects()[0]
             if self.done == 0:
                 self._begin(bulk)
-            else:
+            self._read_matrices(bulk, self.done, frame)
+            if self.done:
                 self._check_same_nodes(bulk, frame)
-            k = self.done
-            if len(self.objects):
-                bulk.foreach_get("matrix_world", self.obj_world[k])
-            self._read_boxes(bulk, k)
-            at = 0
-            for (_i, arm), count in zip(self.armatures, self.bone_counts, strict=True):
-                arm.pose.bones.foreach_get("matrix", self.pose[k, at * 16 : (at + count) * 16])
-                at += count
+            self._read_boxes(bulk, self.done)
         except BaseException:
             self.restore()
             raise
@@ -217,55 +301,38 @@ class FrameReader:
             frame, subframe = self.start
             self.scene.frame_set(frame, subframe=subframe)
 
-    def _object_boxes(self, t: int) -> tuple[np.ndarray, np.ndarray]:
-        """Corner minima and maxima ``(t, n_obj, 3)``: of the first frame for the boxes read
-        once, of every frame for the others."""
-
-        def bounds(corners):  # (..., 24) float32 -> min, max (..., 3) float64
-            c = corners.reshape(corners.shape[:-1] + (8, 3))
-            return c.min(axis=-2).astype(np.float64), c.max(axis=-2).astype(np.float64)
-
+    def _boxes(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """Local boxes ``(t, N, 3)`` float64 (minima, maxima) of the first t frames: the
+        first frame's for the boxes read once, each frame's for the others, the display
+        cube for empties, the rest lengths for bones."""
+        n_obj, n = len(self.objects), len(self.keys)
+        lo, hi = np.empty((t, n, 3)), np.empty((t, n, 3))
         if self.box_rows is None:
-            return bounds(self.obj_box[:t])
-        first_lo, first_hi = bounds(self.obj_box[0])
-        lo, hi = np.repeat(first_lo[None], t, axis=0), np.repeat(first_hi[None], t, axis=0)
-        lo[:, self.box_rows], hi[:, self.box_rows] = bounds(self.obj_box[:t, self.box_rows])
+            lo[:, :n_obj], hi[:, :n_obj] = _bounds(self.boxes[:t])
+        else:
+            lo[:, :n_obj], hi[:, :n_obj] = _bounds(self.first_box)
+            lo[:, self.box_rows], hi[:, self.box_rows] = _bounds(self.boxes[:t])
+        size = self.empty_size[:t].astype(np.float64)[..., None]
+        lo[:, self.empty_rows], hi[:, self.empty_rows] = -size, size
+        lo[:, n_obj:], hi[:, n_obj:] = self.bone_min, self.bone_max
         return lo, hi
 
     def series(self) -> FrameSeries:
         """The frames read so far as arrays (all of them after the last :meth:`step`).
 
-        ``world`` is a ``(T, N, 4, 4)`` view of ``(T, 4, 4, N)`` storage (each matrix entry
-        of all nodes contiguous, the layout :func:`core.frame_fields` reads fastest);
-        bones' worlds are their armature's world times their pose matrix, one batched
-        product per armature."""
+        ``world`` is a ``(T, N, 4, 4)`` view of the ``(T, 4, 4, N)`` storage (each matrix
+        entry of all nodes contiguous, the layout :func:`core.frame_fields` reads fastest)."""
         if not self.done:
             raise ValueError("no frame read yet: call step() first")
-        t, n_obj, n = self.done, len(self.objects), len(self.keys)
-        storage = np.empty((t, 4, 4, n))
-        # Blender's flat matrix buffers are column-major: (T, n, column, row).
-        storage[..., :n_obj] = self.obj_world[:t].reshape(t, n_obj, 4, 4).transpose(0, 3, 2, 1)
-        at = n_obj
-        for (i, _arm), count in zip(self.armatures, self.bone_counts, strict=True):
-            first = (at - n_obj) * 16
-            pose = self.pose[:t, first : first + count * 16].astype(np.float64).reshape(t, count * 4, 4)
-            # world[r, c, b] = sum_k arm[r, k] pose_b[k, c]: (T, 4, 4) @ (T, 4, count * 4).
-            product = storage[..., i] @ pose.transpose(0, 2, 1)
-            storage[..., at : at + count] = product.reshape(t, 4, count, 4).transpose(0, 1, 3, 2)
-            at += count
-        storage[:, 3] = np.array([0.0, 0.0, 0.0, 1.0])[:, None]  # affine (w of constraint-driven bones: 0.99999994)
-        lo, hi = self._object_boxes(t)
-        size = self.empty_size[:t, self.is_empty].astype(np.float64)
-        lo[:, self.is_empty] = -size[..., None]
-        hi[:, self.is_empty] = size[..., None]
-        bones = n - n_obj
+        t = self.done
+        lo, hi = self._boxes(t)
         return FrameSeries(
             frames=np.array(self.frames[:t], dtype=np.int64),
             keys=list(self.keys),
             parents=self.parents.copy(),
-            world=storage.transpose(0, 3, 1, 2),
-            box_min=np.concatenate((lo, np.broadcast_to(self.bone_min, (t, bones, 3))), axis=1),
-            box_max=np.concatenate((hi, np.broadcast_to(self.bone_max, (t, bones, 3))), axis=1),
+            world=self.storage[:t].transpose(0, 3, 1, 2),
+            box_min=lo,
+            box_max=hi,
             fps=self.scene.render.fps / self.scene.render.fps_base,
         )
 

@@ -56,8 +56,13 @@ def expected(parents, world, lo, hi) -> np.ndarray:
     return np.array(out).transpose(1, 0, 2)
 
 
+def numbers(fields: core.FrameFields) -> np.ndarray:
+    """The four numbers ``(4, T, N)`` (without the singular-parent flags)."""
+    return np.array(fields[:4])
+
+
 def assert_fields_close(got: core.FrameFields, want: np.ndarray, rtol: float = 1e-9) -> None:
-    got = np.array(got)
+    got = numbers(got)
     scale = np.maximum(1.0, np.abs(want))
     assert np.all(np.abs(got - want) <= rtol * scale), np.abs(got - want).max()
 
@@ -99,7 +104,7 @@ def test_the_general_path_cases_equal_analyze(rng):
         local[6, :3, :3] = np.diag([-1.0, 2.0, 0.5])  # mirrored
         world[k] = core.Hierarchy(parents).world_matrices(local)
     lo, hi = boxes_of(rng, world.shape[:2])
-    got = np.array(core.frame_fields(core.Hierarchy(parents), world, lo, hi))
+    got = numbers(core.frame_fields(core.Hierarchy(parents), world, lo, hi))
     want = expected(parents, world, lo, hi)
     finite = np.isfinite(want)
     np.testing.assert_array_equal(np.isfinite(got), finite)
@@ -111,9 +116,9 @@ def test_subsets_and_storage_layout_give_the_same_numbers(rng):
     parents = random_forest(rng, 30)
     world = frames_of(rng, parents, 6)
     lo, hi = boxes_of(rng, world.shape[:2])
-    whole = np.array(core.frame_fields(core.Hierarchy(parents), world, lo, hi))
+    whole = numbers(core.frame_fields(core.Hierarchy(parents), world, lo, hi))
     storage = np.ascontiguousarray(world.transpose(0, 2, 3, 1))
-    viewed = np.array(core.frame_fields(core.Hierarchy(parents), storage.transpose(0, 3, 1, 2), lo, hi))
+    viewed = numbers(core.frame_fields(core.Hierarchy(parents), storage.transpose(0, 3, 1, 2), lo, hi))
     np.testing.assert_array_equal(viewed, whole)
     # A subtree (a root and everything under it) at some frames.
     root = int(np.flatnonzero(parents < 0)[0])
@@ -123,7 +128,7 @@ def test_subsets_and_storage_layout_give_the_same_numbers(rng):
     nodes = np.array(sorted(chain))
     position = {int(v): k for k, v in enumerate(nodes)}
     sub = core.Hierarchy([position[int(parents[i])] if parents[i] >= 0 else -1 for i in nodes])
-    picked = np.array(core.frame_fields(sub, world, lo, hi, frames=[1, 4], nodes=nodes))
+    picked = numbers(core.frame_fields(sub, world, lo, hi, frames=[1, 4], nodes=nodes))
     np.testing.assert_allclose(picked, whole[:, [1, 4]][:, :, nodes], rtol=1e-12, atol=1e-12)
 
 
@@ -133,3 +138,80 @@ def test_hierarchies_deeper_than_the_level_loop_are_refused():
     box = np.zeros((1, len(parents), 3))
     with pytest.raises(core.InputError, match="levels"):
         core.frame_fields(core.Hierarchy(parents), world, box, box)
+
+
+def collapsing_chain(rng, t_count: int = 9, zero_at: int = 4) -> np.ndarray:
+    """Worlds ``(T, 3, 4, 4)`` of a chain root -> parent -> child: the parent, away from
+    the origin, has an X scale going linearly from 1 through exactly 0 (at ``zero_at``)
+    to negative; every world rounded to float32 as Blender hands them (so the child's
+    world is not exactly in reach of the collapsed parent)."""
+    parents = np.array([-1, 0, 1])
+    t, q, s = random_trs_arrays(rng, 3)
+    local = core.TRS(5.0 * t + 4.0, q, s).to_matrix()  # translations far from the origin
+    worlds = []
+    for k in range(t_count):
+        frame = local.copy()
+        frame[1, :3, 0] *= 1.0 - k / zero_at  # the parent's own X column
+        worlds.append(core.Hierarchy(parents).world_matrices(frame))
+    return np.array(worlds).astype(np.float32).astype(np.float64)
+
+
+def test_the_affine_pseudo_inverse_of_a_collapsed_matrix_keeps_the_bottom_row(rng):
+    parent = collapsing_chain(rng)[4, 1]  # zero X scale, away from the origin
+    assert np.abs(np.linalg.pinv(parent)[3] - (0, 0, 0, 1)).max() > 1e-3  # the 4x4 pseudo-inverse is not affine
+    inverse, singular = fields.affine_pseudo_inverse(parent[None])
+    assert singular.tolist() == [True]
+    assert inverse[0, 3].tolist() == [0.0, 0.0, 0.0, 1.0]  # exactly
+    np.testing.assert_allclose(parent @ inverse[0] @ parent, parent, atol=1e-12)  # Moore-Penrose, both ways
+    np.testing.assert_allclose(inverse[0] @ parent @ inverse[0], inverse[0], atol=1e-12)
+    regular = collapsing_chain(rng)[:, 1][[0, 2, 7]]
+    got, flags = fields.affine_pseudo_inverse(regular)
+    want, _ = core.affine_inverse(regular)
+    assert not flags.any() and np.array_equal(got, want)
+
+
+@given(st.integers(0, 10_000), st.integers(0, 2))
+def test_a_collapsed_axis_anywhere_gives_an_affine_least_squares_inverse(seed, axis):
+    rng = np.random.default_rng(seed)
+    t, q, s = random_trs_arrays(rng, 1, negative=True)
+    s[0, axis] = 0.0
+    m = core.TRS(10.0 * t, q, s).to_matrix()
+    inverse, singular = fields.affine_pseudo_inverse(m)
+    assert singular.all() and inverse[0, 3].tolist() == [0.0, 0.0, 0.0, 1.0]
+    np.testing.assert_allclose(m @ inverse @ m, m, atol=1e-9 * max(1.0, np.abs(m).max()))
+    # The least-squares local of a child world: the parent times it is the child's world
+    # with the part out of the parent's reach dropped (projected onto its range).
+    child = m @ core.TRS(t, q, np.ones((1, 3))).to_matrix()
+    child[0, :3] += 1e-3 * rng.normal(size=(3, 4))  # out of reach
+    local = inverse @ child
+    projected = m @ local
+    residual = child - projected
+    np.testing.assert_allclose(m[0, :3, :3].T @ residual[0, :3], 0.0, atol=1e-9)  # orthogonal to the range
+    assert np.abs(residual).max() > 1e-5  # and something was out of reach
+
+
+def test_a_parent_collapsing_away_from_the_origin_is_flagged_not_raised(rng):
+    # The bug: the 4x4 pseudo-inverse mixed the parent's translation into the local's
+    # bottom row and decompose raised; now the frame is flagged and the numbers defined.
+    world = collapsing_chain(rng)
+    parents = np.array([-1, 0, 1])
+    with pytest.raises(core.InputError, match="bottom row"):
+        core.decompose(np.linalg.pinv(world[4, 1]) @ world[4, 2])
+    lo, hi = boxes_of(rng, world.shape[:2])
+    got = core.frame_fields(core.Hierarchy(parents), world, lo, hi)
+    flags = np.zeros((len(world), 3), dtype=bool)
+    flags[4, 2] = True
+    np.testing.assert_array_equal(got.singular_parent, flags)
+    regular = [k for k in range(len(world)) if k != 4]
+    assert_fields_close(
+        core.FrameFields(*(f[regular] for f in got)), expected(parents, world[regular], lo[regular], hi[regular])
+    )
+    # The collapsed frame: core.analyze of the least-squares local.
+    inverse, _ = fields.affine_pseudo_inverse(world[4, 1][None])
+    local = world[4].copy()
+    local[1] = np.linalg.solve(world[4, 0], world[4, 1])
+    local[2] = inverse[0] @ world[4, 2]
+    a = core.analyze(core.Hierarchy(parents), local, world[4], lo[4], hi[4])
+    want = [np.abs(a.local.shear_deg).max(axis=-1), a.matrix_model_deviation.max_corner]
+    np.testing.assert_allclose([got.local_shear_deg[4], got.corner_matrix[4]], want, rtol=1e-9, atol=1e-9)
+    assert np.isfinite(np.array(got[:4])).all()

@@ -290,3 +290,58 @@ def test_a_hierarchy_deeper_than_the_flat_fold_takes_the_general_path(rng):
         np.testing.assert_allclose(over.shear[k], one.shear_max, atol=1e-9)
         np.testing.assert_allclose(over.corner[k], one.worst_corner, rtol=1e-9, atol=1e-9)
         np.testing.assert_array_equal(over.lossy[k], one.lossy_local)
+
+
+def collapsing_series(t_count: int = 21, depth_pad: int = 0) -> FrameSeries:
+    """A parent at (5, 3, 2), rotated, whose X scale goes linearly 1 -> -1 over the range
+    (exactly 0 at the middle frame), under ``depth_pad`` plain ancestors, with a rotated
+    child; worlds rounded to float32 as Blender hands them."""
+    rot = _rz(0.7) @ np.array([[1, 0, 0, 0], [0, 0.8, -0.6, 0], [0, 0.6, 0.8, 0], [0, 0, 0, 1.0]])
+    child_local = _rz(0.5)
+    child_local[:3, 3] = (1.0, 2.0, 3.0)
+    n = depth_pad + 2
+    parents = np.arange(-1, n - 1)
+    worlds = []
+    for sx in np.linspace(1.0, -1.0, t_count):
+        parent = rot @ np.diag([sx, 1.0, 1.0, 1.0])
+        parent[:3, 3] = (5.0, 3.0, 2.0)
+        worlds.append([np.eye(4)] * depth_pad + [parent, parent @ child_local])
+    keys = [(f"Up{i}", "") for i in range(depth_pad)] + [("Parent", ""), ("Child", "")]
+    lo = -np.ones((t_count, n, 3))
+    world = np.array(worlds).astype(np.float32).astype(np.float64)
+    return FrameSeries(np.arange(1, t_count + 1), keys, parents, world, lo, -lo)
+
+
+def test_a_parent_whose_scale_goes_through_zero_is_reported_at_that_frame_not_raised():
+    series = collapsing_series()
+    middle = 10  # time index of sx == 0 (frame 11)
+    with pytest.raises(core.InputError, match="bottom row"):  # the single-frame recipe's pseudo-inverse
+        core.decompose(np.linalg.pinv(series.world[middle, 0]) @ series.world[middle, 1])
+    over = analyse_frames(series)
+    flags = np.zeros((21, 2), dtype=bool)
+    flags[middle, 1] = True
+    np.testing.assert_array_equal(over.singular_parent, flags)
+    assert np.isfinite(over.corner).all() and np.isfinite(over.local_shear).all()
+    for k in (0, 5, 9, 11, 20):  # the other frames equal the single-frame path
+        one = inspect(series.nodes_at(k))
+        np.testing.assert_allclose(over.corner[k], one.worst_corner, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(over.local_shear[k], one.local_shear_max, atol=1e-9)
+    entry = over.entry(1)
+    assert entry["singular_parent_frames"] == [11] and "singular_parent_frames" not in over.entry(0)
+    one = inspect(series.nodes_at(0))
+    report = build_report(
+        one, blender_version="x", file=None, frame=1, fps=24.0,
+        over_frames=RangeResults.for_keys(one.nodes.keys, FrameRange(1, 21, 1), over),
+    )  # fmt: skip
+    validate_report(report)
+    table = report_table(report)
+    assert "'Child': its parent has zero scale on an axis at frame 11; its local transform is undefined there" in table
+
+
+def test_a_collapsing_parent_in_a_hierarchy_deeper_than_the_flat_fold_gives_the_same_results():
+    flat = analyse_frames(collapsing_series())
+    deep = analyse_frames(collapsing_series(depth_pad=140))  # the general path (core.fields.MAX_LEVELS)
+    np.testing.assert_array_equal(deep.singular_parent[:, -2:], flat.singular_parent)
+    np.testing.assert_allclose(deep.corner[:, -2:], flat.corner, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(deep.local_shear[:, -2:], flat.local_shear, atol=1e-9)
+    assert not deep.singular_parent[:, :-1].any()

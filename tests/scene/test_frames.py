@@ -217,3 +217,75 @@ def test_a_rig_whose_every_bone_moves_equals_the_single_frame_scan(empty_scene):
         np.testing.assert_allclose(over.local_shear[k], one.local_shear_max, atol=1e-9)
         np.testing.assert_allclose(over.corner[k], one.worst_corner, atol=1e-9)
         np.testing.assert_array_equal(over.flagged_frames[k], one.flagged)
+
+
+def test_a_parent_whose_scale_animates_through_zero_away_from_the_origin_is_reported_not_raised(empty_scene):
+    # Blender's float32 child world is not exactly in reach of the collapsed parent: the
+    # 4x4 pseudo-inverse's local has a bottom row off (0, 0, 0, 1) and decompose refused it.
+    scene = empty_scene
+    parent = bpy.data.objects.new("Parent", None)
+    child = _box_mesh(scene, "Child")
+    scene.collection.objects.link(parent)
+    child.parent = parent
+    child.location, child.rotation_euler = (1.0, 2.0, 3.0), (0.3, 0.2, 0.5)
+    parent.location, parent.rotation_euler = (5.0, 3.0, 2.0), (0.6, 0.4, 0.7)
+    for frame, sx in ((1, 1.0), (21, -1.0)):
+        parent.scale = (sx, 1.0, 1.0)
+        parent.keyframe_insert("scale", frame=frame)
+    animated_scenes._linear(parent)
+    series = read_frames(scene, range(1, 22))
+    names = [key for key, _ in series.keys]
+    child_index = names.index("Child")
+    assert series.world[series.position(11), names.index("Parent"), :3, 0].tolist() == [0.0, 0.0, 0.0]  # X collapsed
+    over = analyse_frames(series)
+    assert over.singular_frames(child_index) == [11]
+    assert over.entry(child_index)["singular_parent_frames"] == [11]
+    assert np.isfinite(over.corner).all()
+    for f in (5, 12):
+        scene.frame_set(f)
+        one = scan_scene(scene)
+        np.testing.assert_allclose(over.corner[series.position(f)], one.worst_corner, atol=1e-9)
+
+
+def _read_every_box(scene, frames):
+    reader = FrameReader(scene, frames, static_boxes=False)
+    while not reader.step():
+        pass
+    return reader.series()
+
+
+def test_an_unconstrained_root_armatures_box_is_read_once_and_changes_nothing_beyond_round_off(empty_scene):
+    from hierarchy_inspector.addon.scene.exports.scenes import inherit_scale_rig
+    from hierarchy_inspector.addon.scene.frames import box_is_round_off
+
+    scene = empty_scene
+    rig = inherit_scale_rig(scene)
+    rig.location, rig.rotation_euler, rig.scale = (3.0, -2.0, 1.0), (0.3, 0.5, 0.2), (1.5, 0.7, 1.2)
+    assert box_is_round_off(rig)
+    frames = list(range(1, 26, 3))
+    series, every = read_frames(scene, frames), _read_every_box(scene, frames)
+    i = [key for key in series.keys].index(("Rig", ""))
+    assert not np.array_equal(every.box_max[:, i], np.broadcast_to(every.box_max[0, i], every.box_max[:, i].shape))
+    assert np.array_equal(series.box_max[:, i], np.broadcast_to(series.box_max[0, i], series.box_max[:, i].shape))
+    np.testing.assert_array_equal(series.world, every.world)
+    a, b = analyse_frames(series), analyse_frames(every)
+    others = np.arange(len(series.keys)) != i
+    for name in ("shear", "local_shear", "corner_matrix", "corner_accumulated"):
+        np.testing.assert_array_equal(getattr(a, name)[:, others], getattr(b, name)[:, others])
+    np.testing.assert_array_equal(a.flagged_frames, b.flagged_frames)
+    assert a.flagged.sum() > 3
+    # The armature's own corner distances: Blender's float32 matrix is a TRS to float32
+    # round-off only, so both are about 1e-7 of the box's size, whichever box.
+    size = np.abs(every.box_max[:, i]).max() * np.abs(every.world[:, i, :3, :3]).max()
+    assert b.corner[:, i].max() < 1e-6 * size and a.corner[:, i].max() < 1e-6 * size
+    scene.frame_set(frames[4])  # an armature off the origin: its bones' worlds are the scan's, bit for bit
+    np.testing.assert_array_equal(scan_scene(scene).nodes.world, series.world[4])
+    # Parented (or constrained), its box is read at every frame again.
+    holder = bpy.data.objects.new("Holder", None)
+    scene.collection.objects.link(holder)
+    holder.scale = (2.0, 1.0, 1.0)
+    rig.parent = holder
+    assert not box_is_round_off(rig)
+    series = read_frames(scene, frames)
+    i = [key for key in series.keys].index(("Rig", ""))
+    np.testing.assert_array_equal(series.box_max[:, i], _read_every_box(scene, frames).box_max[:, i])

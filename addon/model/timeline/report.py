@@ -111,8 +111,30 @@ def range_table(report: dict, limit: int = 15) -> str:
                 fmt_num(o["max_corner"]["accumulated"]),
             )
         )
+    notes = "".join(f"\n{line}" for line in singular_lines(nodes, limit))
     if not rows:
-        return head
+        return head + notes
     headers = ("node", "worst frame", "frames flagged", "max shear", "max local shear", "exported", "accumulated")
     more = f"\n... and {len(order) - limit} more" if len(order) > limit else ""
-    return f"{head}\n{format_table(headers, rows)}{more}"
+    return f"{head}\n{format_table(headers, rows)}{more}{notes}"
+
+
+def singular_lines(nodes: list[dict], limit: int = 15, frames_shown: int = 5) -> list[str]:
+    """One line per report node whose parent has no inverse at some frames of the range
+    (``singular_parent_frames``): the single-frame warning's words, with those frames."""
+    lines = []
+    for e in nodes:
+        frames = e["over_frames"].get("singular_parent_frames")
+        if not frames:
+            continue
+        label = node_label(e["armature"] or e["name"], e["name"] if e["armature"] else "")
+        shown = ", ".join(str(f) for f in frames[:frames_shown])
+        if len(frames) > frames_shown:
+            shown += f" and {len(frames) - frames_shown} more"
+        lines.append(
+            f"'{label}': its parent has zero scale on an axis at frame{'s' if len(frames) > 1 else ''} {shown}; "
+            "its local transform is undefined there"
+        )
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"... and {len(lines) - limit} more nodes with a collapsed parent"]
+    return lines

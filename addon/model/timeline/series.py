@@ -18,9 +18,9 @@ from functools import cached_property
 import numpy as np
 
 from .... import core
-from ....core.fields import MAX_LEVELS
+from ....core.fields import MAX_LEVELS, affine_pseudo_inverse
 from ..errors import SceneDataError
-from ..inspection import local_matrices_of, worst_first
+from ..inspection import worst_first
 from ..nodes import Nodes, node_label
 from ..thresholds import DEFAULT, LOCAL_NOISE_FACTOR, LOCAL_SHEAR_FLOOR_DEG, Thresholds
 
@@ -92,7 +92,11 @@ class OverFrames:
     ``corner_accumulated``: largest box-corner distance of the matrix model (glTF, Unity,
     Godot) and the accumulated model (Unreal, Ogre) from Blender (scene units);
     ``lossy (T, N)`` bool: local shear that is real (above float32 noise) and over the
-    threshold, as :attr:`.inspection.Inspection.lossy_local` decides for one frame.
+    threshold, as :attr:`.inspection.Inspection.lossy_local` decides for one frame;
+    ``singular_parent (T, N)`` bool: the parent's world has no inverse at that frame (a
+    scale of zero on an axis), so the node's local transform is undefined there and its
+    local is the least-squares one (:func:`local_matrices_affine`), as the single-frame
+    :attr:`.inspection.Inspection.singular_parent` marks it.
     """
 
     series: FrameSeries
@@ -101,6 +105,7 @@ class OverFrames:
     corner_matrix: np.ndarray
     corner_accumulated: np.ndarray
     lossy: np.ndarray
+    singular_parent: np.ndarray
     thresholds: Thresholds = DEFAULT
 
     @property
@@ -173,7 +178,12 @@ class OverFrames:
                 "accumulated": float(self.corner_accumulated_max[i]),
             },
             "flagged_frames": int(self.flagged_frames[:, i].sum()),
+            **({"singular_parent_frames": self.singular_frames(i)} if self.singular_parent[:, i].any() else {}),
         }
+
+    def singular_frames(self, i: int) -> list[int]:
+        """The frames at which node ``i``'s parent has no inverse (its local is undefined)."""
+        return [int(f) for f in self.frames[self.singular_parent[:, i]]]
 
     def summary(self, indices=None) -> dict:
         """Counts and maxima over the range for ``indices`` (default: all nodes)."""
@@ -232,7 +242,25 @@ def _lossy(local_shear: np.ndarray, world_at, parents: np.ndarray, thresholds: T
     return lossy.reshape(local_shear.shape)
 
 
-_FIELDS = ("shear", "local_shear", "corner_matrix", "corner_accumulated", "lossy")
+_FIELDS = ("shear", "local_shear", "corner_matrix", "corner_accumulated", "lossy", "singular_parent")
+
+
+def local_matrices_affine(world: np.ndarray, parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``inverse(parent world) @ world`` of world matrices ``(M, 4, 4)`` and parent
+    indices ``(M,)`` (any forest, e.g. a tiled one with frames as copies), and ``(M,)``
+    bool where the parent has no inverse: there the affine pseudo-inverse
+    (:func:`core.fields.affine_pseudo_inverse`, the least-squares local), whose bottom row
+    stays (0, 0, 0, 1) for a parent away from the origin too (the 4x4 pseudo-inverse's
+    does not, and the decomposition refuses it)."""
+    local = world.copy()
+    has_parent = parents >= 0
+    singular = np.zeros(len(parents), dtype=bool)
+    if has_parent.any():
+        inv, bad = affine_pseudo_inverse(world[parents[has_parent]])
+        local[has_parent] = inv @ world[has_parent]
+        local[has_parent, 3] = (0.0, 0.0, 0.0, 1.0)
+        singular[np.flatnonzero(has_parent)[bad]] = True
+    return local, singular
 
 
 def _analyse_block(series: FrameSeries, frames, nodes, hierarchy: core.Hierarchy, thresholds: Thresholds) -> dict:
@@ -254,6 +282,7 @@ def _analyse_block(series: FrameSeries, frames, nodes, hierarchy: core.Hierarchy
         "corner_matrix": fields.corner_matrix,
         "corner_accumulated": fields.corner_accumulated,
         "lossy": lossy,
+        "singular_parent": fields.singular_parent,
     }
 
 
@@ -264,7 +293,7 @@ def _analyse_block_general(world, box_min, box_max, hierarchy: core.Hierarchy, t
     tiled = hierarchy.tile(t_count)
     world = world.reshape(t_count * n, 4, 4)
     lo, hi = box_min.reshape(t_count * n, 3), box_max.reshape(t_count * n, 3)
-    local, _singular = local_matrices_of(world, tiled.parents)
+    local, singular = local_matrices_affine(world, tiled.parents)
     parts = core.decompose(local)
     trs = parts.trs()
     matrix_model = tiled.world_matrices(trs.to_matrix())
@@ -277,6 +306,7 @@ def _analyse_block_general(world, box_min, box_max, hierarchy: core.Hierarchy, t
         "corner_accumulated": core.box_corner_distance(world, accumulated, lo, hi),
     }
     out = {k: v.reshape(t_count, n) for k, v in values.items()}
+    out["singular_parent"] = singular.reshape(t_count, n)
     blocks = world.reshape(t_count, n, 4, 4)
     out["lossy"] = _lossy(out["local_shear"], lambda t, i: blocks[t, i], hierarchy.parents, thresholds)
     return out
@@ -306,7 +336,10 @@ def changes(series: FrameSeries) -> tuple[np.ndarray, np.ndarray]:
         moved = (storage[1:, :3] != storage[:-1, :3]).reshape(len(w) - 1, 12, w.shape[1]).any(axis=1)
     else:
         moved = (w[1:] != w[:-1]).any(axis=(2, 3))
-    resized = (lo[1:] != lo[:-1]).any(axis=2) | (hi[1:] != hi[:-1]).any(axis=2)
+    resized = np.zeros(moved.shape, dtype=bool)
+    for box in (lo, hi):  # three components or-ed (a reduction over an axis of 3 is 6x slower)
+        differs = box[1:] != box[:-1]
+        resized |= differs[..., 0] | differs[..., 1] | differs[..., 2]
     frames = np.concatenate(([False], (moved | resized).any(axis=1)))
     ever = moved.any(axis=0)
     if ever.any() and (series.parents >= 0).any():
