@@ -16,7 +16,15 @@ that names the argument and the offending index.
 
 from . import examples
 from .analysis import Analysis, analyze
-from .decompose import Decomposition, affine_inverse, decompose, linear_part, shear_angles, translation_part
+from .decompose import (
+    Decomposition,
+    affine_inverse,
+    affine_pseudo_inverse,
+    decompose,
+    linear_part,
+    shear_angles,
+    translation_part,
+)
 from .dynamics import (
     Delta,
     DynamicTransform,
@@ -65,6 +73,7 @@ __all__ = [
     "Hierarchy",
     "decompose",
     "affine_inverse",
+    "affine_pseudo_inverse",
     "Decomposition",
     "shear_angles",
     "linear_part",

@@ -353,3 +353,36 @@ def _shear_angles(m3: np.ndarray) -> np.ndarray:
     denom = np.sqrt(sq * sq[..., [1, 2, 0]])
     cosine = np.divide(dots, denom, out=np.zeros_like(dots), where=denom > 0.0)
     return np.degrees(np.arcsin(np.clip(cosine, -1.0, 1.0)))
+
+
+#: :func:`affine_pseudo_inverse`: singular values below this fraction of the largest are
+#: zero (the scale :func:`~.decompose.affine_inverse` calls singular, about 1e-12).
+SINGULAR_RCOND = 1e-12
+
+
+def affine_pseudo_inverse(matrices) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`affine_inverse` of affine matrices ``(..., 4, 4)``, and where
+    it has none (``singular (...)`` True) the affine pseudo-inverse
+    ``[pinv(A), -pinv(A) t; 0, 0, 0, 1]`` of ``[A, t; 0, 0, 0, 1]``.
+
+    The bottom row is exactly ``(0, 0, 0, 1)``: the pseudo-inverse of the whole 4x4 is
+    not affine once ``t`` is not zero (a parent collapsed away from the origin mixes its
+    translation into the bottom row, and :func:`~.decompose.decompose` refuses the
+    local). ``inverse @ W`` is the least-squares affine local ``L`` of a child world ``W``
+    (the smallest ``L`` minimising ``|M L - W|``): exact wherever ``W`` is in reach of
+    the parent, the child's own component along the collapsed axis dropped elsewhere.
+    Singular values below :data:`SINGULAR_RCOND` of the largest count as zero (a parent
+    called singular is inverted as collapsed, not through a scale of 1e-13 that would
+    blow its child's float32 round-off up to any size). Returns ``(inverse, singular)``.
+    """
+    inverse, singular = affine_inverse(matrices)
+    if singular.any():
+        m = np.asarray(matrices, dtype=np.float64)[singular]
+        with np.errstate(over="ignore", invalid="ignore"):
+            pinv3 = np.linalg.pinv(m[..., :3, :3], rcond=SINGULAR_RCOND)
+            fixed = np.zeros(m.shape)
+            fixed[..., :3, :3] = pinv3
+            fixed[..., :3, 3] = -np.einsum("...ij,...j->...i", pinv3, m[..., :3, 3])
+        fixed[..., 3, 3] = 1.0
+        inverse[singular] = fixed
+    return inverse, singular

@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .decompose import affine_inverse, decompose, shear_angles
+from .decompose import affine_pseudo_inverse, decompose, shear_angles
 from .errors import InputError
 from .hierarchy import Hierarchy
 from .rotations import quat_to_matrix
@@ -49,10 +49,6 @@ MAX_LEVELS = 128
 
 #: Node-frames per chunk (the temporaries of a chunk stay in cache).
 CHUNK = 1 << 14
-
-#: :func:`affine_pseudo_inverse`: singular values below this fraction of the largest are
-#: zero (the scale :func:`~.decompose.affine_inverse` calls singular, about 1e-12).
-SINGULAR_RCOND = 1e-12
 
 #: Row-major 4x4 indices of the X, Y, Z columns and the translation (the SoA rows).
 _ROWS = np.array([0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11])
@@ -74,34 +70,6 @@ class FrameFields(NamedTuple):
     corner_matrix: np.ndarray
     corner_accumulated: np.ndarray
     singular_parent: np.ndarray
-
-
-def affine_pseudo_inverse(matrices) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`~.decompose.affine_inverse` of affine matrices ``(..., 4, 4)``, and where
-    it has none (``singular (...)`` True) the affine pseudo-inverse
-    ``[pinv(A), -pinv(A) t; 0, 0, 0, 1]`` of ``[A, t; 0, 0, 0, 1]``.
-
-    The bottom row is exactly ``(0, 0, 0, 1)``: the pseudo-inverse of the whole 4x4 is
-    not affine once ``t`` is not zero (a parent collapsed away from the origin mixes its
-    translation into the bottom row, and :func:`~.decompose.decompose` refuses the
-    local). ``inverse @ W`` is the least-squares affine local ``L`` of a child world ``W``
-    (the smallest ``L`` minimising ``|M L - W|``): exact wherever ``W`` is in reach of
-    the parent, the child's own component along the collapsed axis dropped elsewhere.
-    Singular values below :data:`SINGULAR_RCOND` of the largest count as zero (a parent
-    called singular is inverted as collapsed, not through a scale of 1e-13 that would
-    blow its child's float32 round-off up to any size). Returns ``(inverse, singular)``.
-    """
-    inverse, singular = affine_inverse(matrices)
-    if singular.any():
-        m = np.asarray(matrices, dtype=np.float64)[singular]
-        with np.errstate(over="ignore", invalid="ignore"):
-            pinv3 = np.linalg.pinv(m[..., :3, :3], rcond=SINGULAR_RCOND)
-            fixed = np.zeros(m.shape)
-            fixed[..., :3, :3] = pinv3
-            fixed[..., :3, 3] = -np.einsum("...ij,...j->...i", pinv3, m[..., :3, 3])
-        fixed[..., 3, 3] = 1.0
-        inverse[singular] = fixed
-    return inverse, singular
 
 
 class _Levels:

@@ -33,9 +33,15 @@ class FrameSamples(NamedTuple):
 
 
 def _regular(m: np.ndarray) -> np.ndarray:
+    """``(N,)`` bool: matrices ``(N, 4, 4)`` whose 3x3 part has a rotation the core can
+    take apart: columns far from parallel (determinant above 1e-9 of the product of the
+    column lengths) and none collapsed (every column longer than 1e-9 of the largest, and
+    of 1 unit: :func:`core.dynamics_from_samples` refuses a column of 1e-13 even when the
+    others are as small)."""
+    lengths = np.sqrt(np.einsum("nij,nij->nj", m[:, :3, :3], m[:, :3, :3]))
     det = np.linalg.det(m[:, :3, :3])
-    size = np.prod(np.sqrt(np.einsum("nij,nij->nj", m[:, :3, :3], m[:, :3, :3])), axis=-1)
-    return np.abs(det) > 1e-9 * np.maximum(size, 1e-300)
+    shaped = np.abs(det) > 1e-9 * np.maximum(np.prod(lengths, axis=-1), 1e-300)
+    return shaped & (lengths.min(axis=-1) > 1e-9 * np.maximum(1.0, lengths.max(axis=-1)))
 
 
 def _vec(v) -> list:

@@ -144,16 +144,16 @@ def local_matrices(nodes: Nodes) -> tuple[np.ndarray, np.ndarray]:
 
 def local_matrices_of(world: np.ndarray, parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`local_matrices` of world matrices ``(M, 4, 4)`` and parent indices ``(M,)``
-    (any forest, e.g. a tiled one with frames as copies)."""
+    (any forest, e.g. a tiled one with frames as copies). Below a singular parent the
+    local is the least-squares one (:func:`core.affine_pseudo_inverse`: affine, bottom
+    row exactly (0, 0, 0, 1)) and ``singular`` is True."""
     local = world.copy()
     has_parent = parents >= 0
     singular = np.zeros(len(parents), dtype=bool)
     if has_parent.any():
-        parent_world = world[parents[has_parent]]
-        inv, bad = core.affine_inverse(parent_world)
-        if bad.any():
-            inv[bad] = np.linalg.pinv(parent_world[bad])
+        inv, bad = core.affine_pseudo_inverse(world[parents[has_parent]])
         local[has_parent] = inv @ world[has_parent]
+        local[has_parent, 3] = (0.0, 0.0, 0.0, 1.0)
         singular[np.flatnonzero(has_parent)[bad]] = True
     return local, singular
 

@@ -241,10 +241,12 @@ def test_a_parent_whose_scale_animates_through_zero_away_from_the_origin_is_repo
     assert over.singular_frames(child_index) == [11]
     assert over.entry(child_index)["singular_parent_frames"] == [11]
     assert np.isfinite(over.corner).all()
-    for f in (5, 12):
+    for f in (5, 11, 12):  # the single-frame scan too, at the collapsed frame as well
         scene.frame_set(f)
         one = scan_scene(scene)
+        assert bool(one.singular_parent[child_index]) == (f == 11)
         np.testing.assert_allclose(over.corner[series.position(f)], one.worst_corner, atol=1e-9)
+        np.testing.assert_allclose(over.local_shear[series.position(f)], one.local_shear_max, atol=1e-9)
 
 
 def _read_every_box(scene, frames):

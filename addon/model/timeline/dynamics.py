@@ -22,7 +22,8 @@ import numpy as np
 from .... import core
 from ..dynamics import _regular
 from ..errors import UsageError
-from .series import FrameSeries, local_matrices_affine
+from ..inspection import local_matrices_of
+from .series import FrameSeries
 
 
 class RangeRates(NamedTuple):
@@ -172,7 +173,7 @@ def series_dynamics(series: FrameSeries, step: int = 1) -> RangeDynamics:
     """:func:`range_dynamics` of a series read every ``step`` frames (``dt = step / fps``)."""
     t_count, n = series.world.shape[:2]
     tiled = core.Hierarchy(series.parents).tile(t_count).parents
-    local, singular = local_matrices_affine(series.world.reshape(-1, 4, 4), tiled)
+    local, singular = local_matrices_of(series.world.reshape(-1, 4, 4), tiled)
     return range_dynamics(
         series.world,
         local.reshape(t_count, n, 4, 4),

@@ -18,9 +18,9 @@ from functools import cached_property
 import numpy as np
 
 from .... import core
-from ....core.fields import MAX_LEVELS, affine_pseudo_inverse
+from ....core.fields import MAX_LEVELS
 from ..errors import SceneDataError
-from ..inspection import worst_first
+from ..inspection import local_matrices_of, worst_first
 from ..nodes import Nodes, node_label
 from ..thresholds import DEFAULT, LOCAL_NOISE_FACTOR, LOCAL_SHEAR_FLOOR_DEG, Thresholds
 
@@ -95,8 +95,8 @@ class OverFrames:
     threshold, as :attr:`.inspection.Inspection.lossy_local` decides for one frame;
     ``singular_parent (T, N)`` bool: the parent's world has no inverse at that frame (a
     scale of zero on an axis), so the node's local transform is undefined there and its
-    local is the least-squares one (:func:`local_matrices_affine`), as the single-frame
-    :attr:`.inspection.Inspection.singular_parent` marks it.
+    local is the least-squares one (:func:`~..inspection.local_matrices_of`), as the
+    single-frame :attr:`.inspection.Inspection.singular_parent` marks it.
     """
 
     series: FrameSeries
@@ -245,24 +245,6 @@ def _lossy(local_shear: np.ndarray, world_at, parents: np.ndarray, thresholds: T
 _FIELDS = ("shear", "local_shear", "corner_matrix", "corner_accumulated", "lossy", "singular_parent")
 
 
-def local_matrices_affine(world: np.ndarray, parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``inverse(parent world) @ world`` of world matrices ``(M, 4, 4)`` and parent
-    indices ``(M,)`` (any forest, e.g. a tiled one with frames as copies), and ``(M,)``
-    bool where the parent has no inverse: there the affine pseudo-inverse
-    (:func:`core.fields.affine_pseudo_inverse`, the least-squares local), whose bottom row
-    stays (0, 0, 0, 1) for a parent away from the origin too (the 4x4 pseudo-inverse's
-    does not, and the decomposition refuses it)."""
-    local = world.copy()
-    has_parent = parents >= 0
-    singular = np.zeros(len(parents), dtype=bool)
-    if has_parent.any():
-        inv, bad = affine_pseudo_inverse(world[parents[has_parent]])
-        local[has_parent] = inv @ world[has_parent]
-        local[has_parent, 3] = (0.0, 0.0, 0.0, 1.0)
-        singular[np.flatnonzero(has_parent)[bad]] = True
-    return local, singular
-
-
 def _analyse_block(series: FrameSeries, frames, nodes, hierarchy: core.Hierarchy, thresholds: Thresholds) -> dict:
     """The per node-frame fields ``(t, n)`` of ``series`` at time indices ``frames (t,)``
     and ``nodes (n,)`` (``hierarchy`` their forest), all at once: :func:`core.frame_fields`
@@ -293,7 +275,7 @@ def _analyse_block_general(world, box_min, box_max, hierarchy: core.Hierarchy, t
     tiled = hierarchy.tile(t_count)
     world = world.reshape(t_count * n, 4, 4)
     lo, hi = box_min.reshape(t_count * n, 3), box_max.reshape(t_count * n, 3)
-    local, singular = local_matrices_affine(world, tiled.parents)
+    local, singular = local_matrices_of(world, tiled.parents)
     parts = core.decompose(local)
     trs = parts.trs()
     matrix_model = tiled.world_matrices(trs.to_matrix())
