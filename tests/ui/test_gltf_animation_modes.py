@@ -67,9 +67,11 @@ def scene(empty_scene):
 
 
 def _state(scene) -> list:
-    """Everything an export could leave changed: assignments, NLA flags, transforms, frame."""
+    """Everything an export could leave changed: assignments, NLA flags, transforms,
+    custom properties, frame."""
     out: list = [scene.frame_current]
     for obj in sorted(scene.objects, key=lambda o: o.name):
+        out.append(sorted((k, round(float(v), 6)) for k, v in obj.items() if isinstance(v, (int, float))))
         ad = obj.animation_data
         if ad is not None:
             out.append((obj.name, ad.action and ad.action.name, ad.use_nla))
@@ -217,6 +219,38 @@ def test_each_animation_is_exact_alone_and_the_scene_is_unchanged(scene, tmp_pat
     assert sum(n.endswith("(shear helper)") for n in EngineView(out).names()) == 6
     errors = _errors(scene, out, mode)
     assert max(errors.values()) < 1e-5, errors
+
+
+def test_properties_only_another_action_keys_are_put_back(tmp_path):
+    """'Stretch' with its NLA off: nothing but the action playing drives its custom
+    property 'squash', which only 'Shrink' keys; evaluating the animations one by one
+    must leave it where Blender's own export left it."""
+
+    def setup():
+        scene = _fresh_scene()
+        stretch = scene.objects["Stretch"]
+        stretch.animation_data.use_nla = False
+        stretch["squash"] = 0.5
+        scene.frame_set(10)
+        return scene
+
+    scene = setup()
+    assert scene.objects["Stretch"]["squash"] == 0.5
+    bpy.ops.export_scene.gltf(
+        filepath=str(tmp_path / "plain.glb"),
+        export_format="GLB",
+        export_animations=True,
+        export_animation_mode="ACTIONS",
+    )
+    by_blender = _state(scene)
+    scene = setup()
+    scene.hierarchy_inspector_gltf.keep_shear = True
+    out = tmp_path / "takes.glb"
+    assert bpy.ops.export_scene.gltf(
+        filepath=str(out), export_format="GLB", export_animations=True, export_animation_mode="ACTIONS"
+    ) == {"FINISHED"}
+    assert "Shrink" in EngineView(out).animation_names()
+    assert _state(scene) == by_blender  # Blender's exporter itself leaves 'squash' at Shrink's last value
 
 
 @pytest.mark.parametrize("mode", ["ACTIONS", "NLA_TRACKS"])

@@ -27,6 +27,16 @@ def as_np(m) -> np.ndarray:
     return np.asarray(m, dtype=np.float64)
 
 
+def action_fcurves(action) -> list:
+    """Every F-curve of ``action`` (None: none): on the action before Blender 5, in the
+    channel bags of its layers' strips from Blender 5 (layered actions)."""
+    if action is None:
+        return []
+    if hasattr(action, "fcurves"):
+        return list(action.fcurves)
+    return [c for layer in action.layers for strip in layer.strips for bag in strip.channelbags for c in bag.fcurves]
+
+
 def parent_matrix(obj) -> np.ndarray:
     """Blender's current parent matrix P of ``obj`` (``matrix_world = P @ matrix_local``)."""
     return as_np(obj.matrix_world) @ np.linalg.inv(as_np(obj.matrix_local))

@@ -35,7 +35,7 @@ from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with
 from ...model.thresholds import DEFAULT, Thresholds
 from ..blender_output import run_exporter
-from ..edits.editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, parent_matrix, to_blender
+from ..edits.editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, action_fcurves, parent_matrix, to_blender
 from ..frames import read_frames, timeline_range
 from . import fbx_bones
 from .gltf_hook import engine_ignored
@@ -74,12 +74,7 @@ def _key(obj, frames, trs: core.TRS) -> None:
 
 
 def _curves(obj) -> list:
-    action = obj.animation_data.action if obj.animation_data else None
-    if action is None:
-        return []
-    if hasattr(action, "fcurves"):
-        return list(action.fcurves)
-    return [c for layer in action.layers for strip in layer.strips for bag in strip.channelbags for c in bag.fcurves]
+    return action_fcurves(obj.animation_data.action if obj.animation_data else None)
 
 
 def _apply(scene, series, frames, split: list[int], outer: core.TRS, inner: core.TRS) -> list[_Edit]:

@@ -4,9 +4,11 @@ NLA tracks (NLA Tracks) playing, every other object held in the pose the exporte
 wrote as the file's static pose (the frame it was on).
 
 The user's scene is used and put back whole: every object's active action (and slot),
-NLA use, track mute and solo flags, and the transform properties of every animated
-object and of its pose bones are saved before and restored after (also when reading
-fails), then the scene is set back on its frame.
+NLA use, track mute and solo flags, the transform properties of every animated object
+and of its pose bones, and every other property any of its actions keys (custom
+properties such as a rig's IK/FK switch, constraint influences, delta transforms) are
+saved before and restored after (also when reading fails), then the scene is set back
+on its frame.
 
 What each mode means here, as Blender's exporter (io_scene_gltf2) evaluates it:
 
@@ -24,6 +26,7 @@ What each mode means here, as Blender's exporter (io_scene_gltf2) evaluates it:
 
 from __future__ import annotations
 
+import ast
 import contextlib
 from collections.abc import Iterator
 
@@ -34,6 +37,7 @@ from ...model.exports.gltf_animation import animated_nodes, key_times
 from ...model.exports.gltf_check import node_index
 from ...model.exports.gltf_file import Gltf
 from ...model.exports.gltf_takes import Take
+from ..edits.editing import action_fcurves
 from ..frames import read_frames
 
 PER_ANIMATION = ("ACTIONS", "ACTIVE_ACTIONS", "NLA_TRACKS")
@@ -54,6 +58,59 @@ def _write_props(items, values: dict[str, np.ndarray]) -> None:
         items.foreach_set(prop, values[prop])
 
 
+def _actions(obj) -> list:
+    """Every action ``obj`` can play: its active one and its NLA strips'."""
+    ad = obj.animation_data
+    found = [ad.action] + [strip.action for track in ad.nla_tracks for strip in track.strips]
+    return list({id(a): a for a in found if a is not None}.values())
+
+
+def _owner_and_name(obj, path: str):
+    """``(owner, name, is_item)`` of an F-curve's ``path`` on ``obj``: the struct holding
+    the property and its name (``is_item``: a custom property, ``owner[name]``)."""
+    if path.endswith("]") and path.rfind("[") > path.rfind("."):
+        k = path.rfind("[")
+        key = ast.literal_eval(path[k + 1 : -1])
+        return (obj.path_resolve(path[:k]) if k else obj), key, True
+    k = path.rfind(".")
+    return (obj.path_resolve(path[:k]) if k > 0 else obj), path[k + 1 :], False
+
+
+def _keyed_values(obj) -> list[tuple]:
+    """``(owner, name, is_item, index, value)`` of every property of ``obj`` that one of
+    its actions keys (paths Blender cannot resolve, as Blender's evaluation ignores them,
+    are skipped)."""
+    out = []
+    seen = set()
+    for action in _actions(obj):
+        for curve in action_fcurves(action):
+            key = (curve.data_path, curve.array_index)
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                owner, name, is_item = _owner_and_name(obj, curve.data_path)
+                value = owner[name] if is_item else getattr(owner, name)
+                index = curve.array_index if hasattr(value, "__len__") and not isinstance(value, str) else None
+                out.append((owner, name, is_item, index, value[index] if index is not None else value))
+            except (AttributeError, KeyError, IndexError, TypeError, ValueError, SyntaxError):
+                continue
+    return out
+
+
+def _write_keyed(values: list[tuple]) -> None:
+    for owner, name, is_item, index, value in values:
+        try:
+            if index is not None:
+                (owner[name] if is_item else getattr(owner, name))[index] = value
+            elif is_item:
+                owner[name] = value
+            else:
+                setattr(owner, name, value)
+        except (AttributeError, KeyError, IndexError, TypeError, ValueError):
+            continue  # a property that took no value: nothing of the user's to put back
+
+
 class AnimationState:
     """Every animated object's assignments and transform properties (and its pose
     bones'), saved; :meth:`restore` puts them back and the scene on its frame."""
@@ -70,6 +127,7 @@ class AnimationState:
             bones = _read_props(obj.pose.bones) if obj.pose is not None else None
             own = {prop: np.array(getattr(obj, prop), dtype=np.float64) for prop, _w in _PROPS}
             self.saved.append((ad.action, slot, ad.use_nla, tracks, own, bones))
+        self.keyed = [_keyed_values(obj) for obj in self.objects]
 
     def restore(self) -> None:
         for obj, (action, slot, use_nla, tracks, _own, _bones) in zip(self.objects, self.saved, strict=True):
@@ -91,6 +149,8 @@ class AnimationState:
                 setattr(obj, prop, values)
             if bones is not None:
                 _write_props(obj.pose.bones, bones)
+        for values in self.keyed:
+            _write_keyed(values)
         _update(self.scene)
 
 

@@ -65,7 +65,8 @@ def sheared_objects(scene, start: int = 1, end: int = 25):
 def two_takes(scene):
     """:func:`sheared_objects` (frames 1 .. 25) whose ``Stretch`` has two actions,
     ``Grow`` (its keys there, active) and ``Shrink`` (frames 5 .. 15: other scales,
-    turning about Y), and ``Skewed`` one, ``Spin`` (its keys there). NLA tracks:
+    turning about Y, and the custom property ``squash``, 0.5 otherwise), and ``Skewed``
+    one, ``Spin`` (its keys there). NLA tracks:
     ``Stretch`` has ``Grow`` (strip ``Grow`` at 1) and ``Shrink`` (strip ``Shrink`` at
     5), ``Skewed`` has ``Grow`` (strip ``Spin`` at 1). Replace blending, linear keys.
     Returns ``(Stretch, Skewed, Tip)``."""
@@ -75,11 +76,13 @@ def two_takes(scene):
     spin = child.animation_data.action
     spin.name = "Spin"
     parent.animation_data.action = None
-    for frame, scale, angle in ((5, (0.6, 1.5, 0.5), 30.0), (15, (1.8, 0.7, 0.5), -20.0)):
+    for frame, scale, angle, squash in ((5, (0.6, 1.5, 0.5), 30.0, 0.2), (15, (1.8, 0.7, 0.5), -20.0, 0.9)):
         parent.scale = scale
         parent.keyframe_insert("scale", frame=frame)
         parent.rotation_euler = (0.0, math.radians(angle), 0.0)
         parent.keyframe_insert("rotation_euler", frame=frame)
+        parent["squash"] = squash  # a custom property only Shrink keys (a rig's switch, say)
+        parent.keyframe_insert('["squash"]', frame=frame)
     _linear(parent)
     shrink = parent.animation_data.action
     shrink.name = "Shrink"
@@ -91,6 +94,7 @@ def two_takes(scene):
             track.strips.new(action.name, start, action)
     parent.animation_data.action = grow
     child.animation_data.action = spin
+    parent["squash"] = 0.5  # its value while Grow plays
     return parent, child, tip
 
 

@@ -16,26 +16,15 @@ import math
 import bpy
 import numpy as np
 
+from ..edits.editing import action_fcurves
+
 
 def _linear(obj) -> None:
     """Every key of ``obj``'s action linear (closed-form values between keys)."""
     action = obj.animation_data.action if obj.animation_data else None
-    for curve in _fcurves(action):
+    for curve in action_fcurves(action):
         for key in curve.keyframe_points:
             key.interpolation = "LINEAR"
-
-
-def _fcurves(action):
-    if action is None:
-        return []
-    if hasattr(action, "fcurves"):  # before Blender 5: curves on the action
-        return list(action.fcurves)
-    curves = []  # Blender 5: layered actions, curves in channelbags
-    for layer in action.layers:
-        for strip in layer.strips:
-            for bag in strip.channelbags:
-                curves.extend(bag.fcurves)
-    return curves
 
 
 def stretch_pair(scene, start: int = 1, end: int = 21, scale_x=(1.0, 3.0), angle_deg=(0.0, 90.0)):
