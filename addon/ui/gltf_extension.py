@@ -14,6 +14,7 @@ export: the file Blender wrote stays, and the message says why it was not correc
 from __future__ import annotations
 
 import sys
+import traceback
 
 import bpy
 from bpy.props import BoolProperty, PointerProperty
@@ -69,6 +70,14 @@ class _LogProxy:
             )
         except (InspectorError, OSError) as exc:  # never abort the user's own export
             self._log.warning(f"Keep shear exactly: not corrected ({exc})", popup=True)
+            return
+        except Exception as exc:  # a bug of ours: Blender's file stays as written, the user's export goes on
+            traceback.print_exc()
+            self._log.warning(
+                f"Keep shear exactly: not corrected, the file is as Blender's exporter wrote it "
+                f"(internal error {type(exc).__name__}: {exc}; the traceback is in the system console)",
+                popup=True,
+            )
             return
         exact = result.corrected and result.error is not None and result.error.relative <= CHECK_TOLERANCE
         (self._log.info if exact else self._log.warning)(result.message(), popup=True)

@@ -161,3 +161,23 @@ def test_a_failed_check_leaves_the_gltf_and_its_bin_as_blender_wrote_them(scene,
     with pytest.raises(OSError):
         gltf_hook.keep_shear_in_file(scene, settings)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_a_bug_in_the_correction_never_aborts_the_users_export(scene, enabled, tmp_path, monkeypatch, capsys):
+    """An unexpected error of ours (not an InspectorError) leaves Blender's own file and
+    finishes the export with a warning naming it."""
+    extension = importlib.import_module(enabled.__name__ + ".addon.ui.gltf_extension")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(extension, "keep_shear_in_file", broken)
+    scene.hierarchy_inspector_gltf.keep_shear = True
+    out = tmp_path / "ours.glb"
+    assert bpy.ops.export_scene.gltf(
+        filepath=str(out), export_format="GLB", export_animations=True, export_animation_mode="SCENE"
+    ) == {"FINISHED"}
+    view = EngineView(out)
+    assert not any(n.endswith("(shear helper)") for n in view.names())
+    assert _error(scene, view, 13) > 1e-2  # Blender's file, as its exporter wrote it
+    assert "RuntimeError: a bug" in capsys.readouterr().err
