@@ -121,8 +121,8 @@ def add_animated_helpers(
         helper = gltf.insert_parent(j, outer[0, k], inner[0, k], name, parent=int(parents[j]))
         if animated:  # a static file stays static: the helper and the node hold the split
             anim = first.get(j, 0)
-            add_channels(gltf, helper, times_acc, outer[:, k], anim, drop=False)
-            add_channels(gltf, j, times_acc, inner[:, k], anim, drop=False)
+            add_channels(gltf, helper, times_acc, outer[:, k], anim)
+            add_channels(gltf, j, times_acc, inner[:, k], anim)
         labels.append(node_label(*keys[i]))
     return labels
 

@@ -212,12 +212,6 @@ def animated_nodes(gltf: Gltf, animation: int) -> set[int]:
     return {t["node"] for t in targets if "node" in t and t.get("path") in PATHS}
 
 
-def owner(gltf: Gltf, node: int) -> int:
-    """Index of the animation that animates ``node`` (the first one if none does;
-    created when the file has no animation)."""
-    return owners(gltf).get(node, 0)
-
-
 def owners(gltf: Gltf) -> dict[int, int]:
     """Node -> index of the first animation that animates it, for every animated node,
     in one pass (an animation is created when the file has none)."""
@@ -252,16 +246,11 @@ def add_channels(
     times_accessor: int,
     trs: core.TRS,
     animation: int,
-    only: bool = False,
-    drop: bool = True,
 ) -> None:
     """Animate ``node`` in animation ``animation`` with LINEAR channels of ``trs (K,)``
-    at the key times of ``times_accessor`` (rotations written ``x, y, z, w``).
-    Replaces its channels in every animation (``only``: in that animation only, the
-    others keep theirs; ``drop=False``: the caller has dropped them, for many nodes at
-    once with :func:`drop_channels`)."""
-    if drop:
-        drop_channels(gltf, node, animation if only else None)
+    at the key times of ``times_accessor`` (rotations written ``x, y, z, w``). The
+    caller has dropped the node's own channels first (:func:`drop_channels`, for many
+    nodes at once)."""
     anim = gltf.doc["animations"][animation]
     anim.setdefault("samplers", [])
     anim.setdefault("channels", [])

@@ -119,8 +119,8 @@ def add_take_helpers(
         times_acc = append_accessor(gltf, np.asarray(take.times, dtype=np.float64)[:, None], with_bounds=True)
         drop_channels(gltf, {int(file_nodes[m]) for m in animate}, take.animation)
         for k, m in enumerate(animate):
-            add_channels(gltf, helpers[m], times_acc, t_outer[:, k], take.animation, only=True, drop=False)
-            add_channels(gltf, int(file_nodes[m]), times_acc, t_inner[:, k], take.animation, only=True, drop=False)
+            add_channels(gltf, helpers[m], times_acc, t_outer[:, k], take.animation)
+            add_channels(gltf, int(file_nodes[m]), times_acc, t_inner[:, k], take.animation)
     return labels
 
 
