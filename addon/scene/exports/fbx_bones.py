@@ -265,7 +265,9 @@ def constraint_readers(rig, split: set[str]) -> list[tuple[str, str]]:
     ``split`` in a local space, or run an IK chain through it: that bone is rebuilt in
     the copy as a helper bone and keys (the same world matrix, another local one and
     another chain), so what such a constraint computes there is not what Blender
-    computes in the scene."""
+    computes in the scene. One entry per bone (its first such constraint). Constraints
+    that read their targets in world or pose space (Armature, Copy Transforms in world
+    space, a custom space) see the same matrices in the copy: not listed."""
     out = []
     for pb in rig.pose.bones:
         if pb.name in split:
@@ -281,7 +283,7 @@ def constraint_readers(rig, split: set[str]) -> list[tuple[str, str]]:
                         f"constraint '{con.name}' reads '{sub}' in local space, which gets a helper bone",
                     )
                 )
-                continue
+                break
             if con.type == "IK":
                 chain: list[str] = []
                 bone = pb.parent
@@ -296,6 +298,7 @@ def constraint_readers(rig, split: set[str]) -> list[tuple[str, str]]:
                             f"IK constraint '{con.name}' spans '{hit}', which gets a helper bone",
                         )
                     )
+                    break
     return out
 
 
