@@ -56,6 +56,7 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
             )
         for name, why in result.not_checked:
             print(f"not checked as a node: '{name}' ({why})")
+        args.summary = f"{len(result.frames)} frame(s), {len(result.helpers)} helper(s), read back {err.relative:.1e}"
         return check_result(err.relative, args.out)
     if args.target == "fbx":
         return _fbx(scene, args, frame_range, thresholds)
@@ -70,6 +71,7 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
         f"wrote {args.out!r}: {len(document['nodes'])} nodes x {len(document['frames'])} frames; largest residual "
         f"corner distance {document['max_residual_corner']:.3g} (sheared Blender worlds)"
     )
+    args.summary = f"{len(document['nodes'])} nodes x {len(document['frames'])} frames"
     return EXIT_OK
 
 
@@ -82,12 +84,15 @@ def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
     for label, why in result.not_corrected:
         print(f"not corrected: '{label}' ({why})")
     err = result.error
+    args.summary = f"{len(result.frames)} frame(s), {len(result.helpers)} helper(s)"
     if err is None:
         print("not read back: the ufbx package (an independent FBX reader) is not installed")
+        args.summary += ", not read back"
         return EXIT_OK
     worst = max(err.per_node, key=lambda k: err.per_node[k]) if err.per_node else "-"
     print(
         f"read back with ufbx ({err.checked} nodes, {len(result.frames)} frame(s)): relative error "
         f"{err.relative:.2e} (max {err.absolute:.2e} units, worst '{worst}')"
     )
+    args.summary += f", read back {err.relative:.1e}"
     return check_result(err.relative, args.out)

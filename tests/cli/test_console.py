@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -49,6 +50,10 @@ def test_verbose_lets_blender_speak(demo_dir, tmp_path):
     assert [ln for ln in quiet.stdout.splitlines() if ln.startswith("wrote")] == [
         ln.replace("l.glb", "q.glb") for ln in loud.stdout.splitlines() if ln.startswith("wrote")
     ]
+    lines = _ours(quiet.stderr)  # the summary line carries the export's numbers
+    assert len(lines) == 1 and re.match(
+        r"hierarchy_inspector: export: 1 frame\(s\), \d+ helper\(s\), read back ", lines[0]
+    )
 
 
 def test_fix_does_not_echo_blenders_save_message(demo_dir, tmp_path):
