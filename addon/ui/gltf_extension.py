@@ -22,6 +22,7 @@ from bpy.props import BoolProperty, PointerProperty
 from ..model.errors import InspectorError
 from ..model.exports.animated_gltf import CHECK_TOLERANCE
 from ..scene.exports.gltf_hook import HookSettings, keep_shear_in_file
+from ..scene.exports.gltf_modes import AnimationState
 from ..scene.settings import thresholds
 
 FINISHED = "Finished glTF 2.0 export"
@@ -50,11 +51,12 @@ def draw_export(context, layout) -> None:
 class _LogProxy:
     """The exporter's log, with the correction run when the export is finished."""
 
-    def __init__(self, log, export_settings: dict, scene, start_frame: int):
+    def __init__(self, log, export_settings: dict, scene, start_frame: int, before: AnimationState | None):
         self._log = log
         self._settings = export_settings
         self._scene = scene
         self._start_frame = start_frame
+        self._before = before
         self.ran = False
 
     def info(self, message, popup=False):
@@ -66,7 +68,9 @@ class _LogProxy:
     def _correct(self) -> None:
         try:
             result = keep_shear_in_file(
-                self._scene, HookSettings.from_exporter(self._settings, self._start_frame), thresholds(bpy.context)
+                self._scene,
+                HookSettings.from_exporter(self._settings, self._start_frame, self._before),
+                thresholds(bpy.context),
             )
         except (InspectorError, OSError) as exc:  # never abort the user's own export
             self._log.warning(f"Keep shear exactly: not corrected ({exc})", popup=True)
@@ -95,10 +99,14 @@ class glTF2ExportUserExtension:  # noqa: N801 (the name Blender's exporter looks
         self.enabled = bool(props and props.keep_shear)
         self.scene = scene
         self.start_frame = scene.frame_current  # made before the exporter moves the frame
+        # the animated properties before the exporter's actions change them (see HookSettings.before)
+        self.before = AnimationState(scene) if self.enabled else None
 
     def gather_gltf_hook(self, active_scene_idx, scenes, animations, export_settings):
         if self.enabled and not isinstance(export_settings.get("log"), _LogProxy):
-            export_settings["log"] = _LogProxy(export_settings["log"], export_settings, self.scene, self.start_frame)
+            export_settings["log"] = _LogProxy(
+                export_settings["log"], export_settings, self.scene, self.start_frame, self.before
+            )
 
 
 def register() -> None:

@@ -18,6 +18,7 @@ from gltf_reader import EngineView  # noqa: E402
 from hierarchy_inspector.addon.scene import gltf_export  # noqa: E402
 from hierarchy_inspector.addon.scene.exports import gltf_hook  # noqa: E402
 from hierarchy_inspector.addon.scene.exports import scenes as export_scenes  # noqa: E402
+from hierarchy_inspector.addon.ui import gltf_extension  # noqa: E402
 from mathutils import Matrix  # noqa: E402
 
 #: What each glTF animation plays, per mode: animation -> {object: action or NLA track}.
@@ -100,8 +101,18 @@ def _frames(scene, mode: str, plays: dict) -> list[int]:
 
 
 def _assignments(scene) -> list:
+    """Every animated object's assignments and the values its actions may leave behind:
+    its and its pose bones' matrix_basis, its custom properties."""
     return [
-        (obj, obj.animation_data.action, obj.animation_data.use_nla, [t.mute for t in obj.animation_data.nla_tracks])
+        (
+            obj,
+            obj.animation_data.action,
+            obj.animation_data.use_nla,
+            [t.mute for t in obj.animation_data.nla_tracks],
+            obj.matrix_basis.copy(),
+            [pb.matrix_basis.copy() for pb in obj.pose.bones] if obj.pose else [],
+            {k: v for k, v in obj.items() if isinstance(v, (int, float))},
+        )
         for obj in scene.objects
         if obj.animation_data is not None
     ]
@@ -110,11 +121,17 @@ def _assignments(scene) -> list:
 def _blender_alone(scene, mode: str, plays: dict, frames: list[int], original: list) -> list[dict]:
     """Blender's world matrices at ``frames`` with ``plays`` alone (see the module
     docstring): objects by name, bones as 'Armature > Bone'. ``original``: the scene's
-    assignments, put back first."""
-    for obj, action, use_nla, mutes in original:
+    assignments and values, put back first (an object with its NLA off keeps what the
+    previous take's action left on properties its active action does not key)."""
+    for obj, action, use_nla, mutes, basis, bones, props in original:
         obj.animation_data.action, obj.animation_data.use_nla = action, use_nla
         for track, mute in zip(obj.animation_data.nla_tracks, mutes, strict=True):
             track.mute = mute
+        obj.matrix_basis = basis
+        for pb, matrix in zip(obj.pose.bones if obj.pose else (), bones, strict=True):
+            pb.matrix_basis = matrix
+        for key, value in props.items():
+            obj[key] = value
     scene.frame_set(0)  # the exporter's static frame: objects that do not play stay here
     for obj in scene.objects:
         ad = obj.animation_data
@@ -201,7 +218,9 @@ def _errors(scene, out, mode: str) -> dict[str, float]:
 def test_each_animation_is_exact_alone_and_the_scene_is_unchanged(scene, tmp_path, mode):
     """Unchanged: as Blender's own export leaves it (in NLA Tracks mode Blender's
     exporter itself moves 'Skewed', a child with a parent inverse: its location and
-    scale are rewritten from its world matrix; Actions mode leaves the scene as it was)."""
+    scale are rewritten from its world matrix; Actions mode leaves the scene as it was).
+    Exact against the scene as it was exported (what Blender's exporter wrote its
+    static pose and samples from), not against the one it moved."""
     before = _state(scene)
     bpy.ops.export_scene.gltf(
         filepath=str(tmp_path / "plain.glb"), export_format="GLB", export_animations=True, export_animation_mode=mode
@@ -217,14 +236,22 @@ def test_each_animation_is_exact_alone_and_the_scene_is_unchanged(scene, tmp_pat
     ) == {"FINISHED"}
     assert _state(scene) == by_blender
     assert sum(n.endswith("(shear helper)") for n in EngineView(out).names()) == 6
-    errors = _errors(scene, out, mode)
+    errors = _errors(_fresh_scene(), out, mode)  # Blender as the scene was exported, not as the export left it
     assert max(errors.values()) < 1e-5, errors
 
 
-def test_properties_only_another_action_keys_are_put_back(tmp_path):
+def test_properties_only_another_action_keys_are_put_back(tmp_path, monkeypatch):
     """'Stretch' with its NLA off: nothing but the action playing drives its custom
-    property 'squash', which only 'Shrink' keys; evaluating the animations one by one
-    must leave it where Blender's own export left it."""
+    property 'squash' and its rotation, which only 'Shrink' keys; evaluating the
+    animations one by one must leave them where Blender's own export left them, and
+    the file is exact against the scene as it was when the export began (the file's
+    static pose: Blender's exporter leaves Shrink's last values behind), by the hook's
+    own check and by this test's."""
+    results = []
+
+    def recorded(*args, **kwargs):
+        results.append(gltf_hook.keep_shear_in_file(*args, **kwargs))
+        return results[-1]
 
     def setup():
         scene = _fresh_scene()
@@ -236,6 +263,7 @@ def test_properties_only_another_action_keys_are_put_back(tmp_path):
 
     scene = setup()
     assert scene.objects["Stretch"]["squash"] == 0.5
+    before = _state(scene)
     bpy.ops.export_scene.gltf(
         filepath=str(tmp_path / "plain.glb"),
         export_format="GLB",
@@ -243,14 +271,21 @@ def test_properties_only_another_action_keys_are_put_back(tmp_path):
         export_animation_mode="ACTIONS",
     )
     by_blender = _state(scene)
+    assert by_blender != before  # Blender's exporter itself leaves Shrink's last values on 'Stretch'
     scene = setup()
     scene.hierarchy_inspector_gltf.keep_shear = True
+    monkeypatch.setattr(gltf_extension, "keep_shear_in_file", recorded)
     out = tmp_path / "takes.glb"
     assert bpy.ops.export_scene.gltf(
         filepath=str(out), export_format="GLB", export_animations=True, export_animation_mode="ACTIONS"
     ) == {"FINISHED"}
     assert "Shrink" in EngineView(out).animation_names()
-    assert _state(scene) == by_blender  # Blender's exporter itself leaves 'squash' at Shrink's last value
+    assert _state(scene) == by_blender
+    (result,) = results
+    assert result.corrected and result.error.relative < 1e-5, result.message()
+    assert sorted(result.animations) == sorted(PLAYS["ACTIONS"])
+    errors = _errors(setup(), out, "ACTIONS")  # Blender as the scene was when exported
+    assert max(errors.values()) < 1e-5, errors
 
 
 @pytest.mark.parametrize("mode", ["ACTIONS", "NLA_TRACKS"])

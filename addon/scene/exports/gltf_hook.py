@@ -34,7 +34,7 @@ from ...model.exports.gltf_takes import add_take_helpers, take_errors, worst
 from ...model.thresholds import DEFAULT, Thresholds
 from ..frames import read_frames
 from ..gltf_export import gltf_conversion
-from .gltf_modes import PER_ANIMATION, evaluate_takes
+from .gltf_modes import PER_ANIMATION, AnimationState, evaluate_takes, saved_animation
 
 
 def engine_ignored(scene) -> tuple[set[str], list[tuple[str, str]]]:
@@ -65,12 +65,19 @@ class HookSettings(NamedTuple):
     reset_pose_bones: bool = True
     #: the frame of the file's static pose (None: the scene's frame when the file is checked)
     static_frame: int | None = None
+    #: the scene's animation state when the export began (None: as the file is checked)
+    before: AnimationState | None = None
 
     @classmethod
-    def from_exporter(cls, settings: dict, start_frame: int | None = None) -> HookSettings:
+    def from_exporter(
+        cls, settings: dict, start_frame: int | None = None, before: AnimationState | None = None
+    ) -> HookSettings:
         """``start_frame``: the scene's frame when the export began (the exporter's
         sampling leaves the scene on another one; its static pose is that frame with
-        "Use Current Frame", else frame 0)."""
+        "Use Current Frame", else frame 0). ``before``: the scene's animation state
+        saved then (the per-animation modes leave properties no playing action keys
+        where the last exported action put them: an object with its NLA off keeps
+        another action's values; the file's static pose has the values from before)."""
         static = None if start_frame is None else (start_frame if settings.get("gltf_current_frame") else 0)
         return cls(
             filepath=settings["gltf_filepath"],
@@ -81,6 +88,7 @@ class HookSettings(NamedTuple):
             rest_position_armature=bool(settings.get("gltf_rest_position_armature", True)),
             reset_pose_bones=bool(settings.get("gltf_export_reset_pose_bones", True)),
             static_frame=static,
+            before=before,
         )
 
 
@@ -176,12 +184,11 @@ def _skipped(scene, keys, settings: HookSettings) -> set[int]:
 def _per_animation(scene, gltf: Gltf, settings: HookSettings, fps: float, thresholds: Thresholds) -> HookResult:
     """Actions, Active Actions, NLA Tracks: each animation corrected and checked alone."""
     frame = scene.frame_current if settings.static_frame is None else settings.static_frame
-    static = read_frames(scene, [frame])  # the file's static pose
-    keys = static.keys
     try:
-        takes = evaluate_takes(scene, gltf, keys, settings.animation_mode, frame, settings.reset_pose_bones)
+        static, takes = _evaluate(scene, gltf, settings, frame)
     except ExportError as exc:
         return HookResult(False, f"animation mode {settings.animation_mode}: {exc}", [], None, [])
+    keys = static.keys
     conversion = gltf_conversion(settings.y_up)
     skip = _skipped(scene, keys, settings)
     if settings.rest_position_armature:  # joints of an armature a take does not animate: in rest position
@@ -202,6 +209,18 @@ def _per_animation(scene, gltf: Gltf, settings: HookSettings, fps: float, thresh
     error = _write_checked(gltf, settings.filepath, check)
     frames = sorted({int(round(float(t) * fps)) for take in takes for t in take.times})
     return HookResult(True, "", helpers, error, frames, keys, frozenset(skip), errors)
+
+
+def _evaluate(scene, gltf: Gltf, settings: HookSettings, frame: int):
+    """The file's static pose (Blender at ``frame``) and its takes, evaluated from the
+    scene as the export began (``settings.before``, when given); the scene is left as
+    the exporter left it."""
+    with saved_animation(scene):
+        if settings.before is not None:
+            settings.before.restore()
+        static = read_frames(scene, [frame])
+        takes = evaluate_takes(scene, gltf, static.keys, settings.animation_mode, frame, settings.reset_pose_bones)
+    return static, takes
 
 
 def _write_checked(gltf: Gltf, path: str, check):

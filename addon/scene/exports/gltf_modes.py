@@ -149,8 +149,8 @@ class AnimationState:
                 setattr(obj, prop, values)
             if bones is not None:
                 _write_props(obj.pose.bones, bones)
-        for values in self.keyed:
-            _write_keyed(values)
+        for keyed in self.keyed:
+            _write_keyed(keyed)
         _update(self.scene)
 
 
