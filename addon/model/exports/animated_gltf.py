@@ -50,6 +50,22 @@ def expected_worlds(keys, world: np.ndarray, conversion: np.ndarray) -> np.ndarr
     return np.asarray(conversion) @ np.asarray(world, dtype=np.float64) @ node_frames(keys, conversion)
 
 
+def locals_in_file(target: np.ndarray, fp: np.ndarray, file_nodes: np.ndarray, keys) -> tuple:
+    """Local matrices ``(T, M, 4, 4)`` of the file nodes ``file_nodes (M,)`` whose
+    parents are ``fp (M,)`` (-1: none), from the worlds ``target (T, P, 4, 4)`` of every
+    file node, and their parents' worlds ``(T, M, 4, 4)``. ``keys``: the scene node of
+    each (its name in the error). Raises :class:`ExportError` naming the node whose
+    parent has zero scale at some key."""
+    parent_world = np.where((fp >= 0)[None, :, None, None], target[:, np.maximum(fp, 0)], np.eye(4))
+    inverse, singular = core.affine_inverse(parent_world)
+    if singular.any():
+        t, m = (int(v) for v in np.argwhere(singular)[0])
+        raise ExportError(
+            f"the parent of '{node_label(*keys[m])}' has zero scale at key {t}: no local transform can be written for it"
+        )
+    return inverse @ target[:, file_nodes], parent_world
+
+
 def needs_split(local: np.ndarray, parent_world: np.ndarray, thresholds: Thresholds = DEFAULT) -> np.ndarray:
     """``(M,)`` which of the local matrices ``(T, M, 4, 4)`` (children of
     ``parent_world (T, M, 4, 4)``) need two TRS: shear that is really there at some
@@ -95,15 +111,7 @@ def add_animated_helpers(
     else:
         target = world_matrices_at(gltf, times)  # unmapped nodes: as the file animates them
     target[:, file_nodes] = expected_worlds([keys[i] for i in scene_nodes], world[:, scene_nodes], conversion)
-    parent_world = np.where((fp >= 0)[None, :, None, None], target[:, np.maximum(fp, 0)], np.eye(4))
-    inverse, singular = core.affine_inverse(parent_world)
-    if singular.any():
-        t, m = (int(v) for v in np.argwhere(singular)[0])
-        raise ExportError(
-            f"the parent of '{node_label(*keys[int(scene_nodes[m])])}' has zero scale at key {t}: "
-            "no local transform can be written for it"
-        )
-    local = inverse @ target[:, file_nodes]  # (T, M, 4, 4)
+    local, parent_world = locals_in_file(target, fp, file_nodes, [keys[int(i)] for i in scene_nodes])
     split = needs_split(local, parent_world, thresholds)
     if not split.any():
         return []

@@ -22,11 +22,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .... import core
-from ..errors import ExportError
 from ..nodes import node_label
 from ..thresholds import DEFAULT, Thresholds
-from .animated_gltf import FrameError, animated_error, expected_worlds, needs_split
+from .animated_gltf import FrameError, animated_error, expected_worlds, locals_in_file, needs_split
 from .animated_split import continuous_split
 from .gltf_animation import add_channels, animated_nodes, append_accessor, drop_channels, world_matrices_at
 from .gltf_check import node_index
@@ -58,15 +56,7 @@ def _locals(gltf: Gltf, keys, world: np.ndarray, times, animation: int | None, c
     else:
         target = world_matrices_at(gltf, times, animation)
     target[:, file_nodes] = expected_worlds([keys[i] for i in scene_nodes], world[:, scene_nodes], conversion)
-    parent_world = np.where((fp >= 0)[None, :, None, None], target[:, np.maximum(fp, 0)], np.eye(4))
-    inverse, singular = core.affine_inverse(parent_world)
-    if singular.any():
-        t, m = (int(v) for v in np.argwhere(singular)[0])
-        raise ExportError(
-            f"the parent of '{node_label(*keys[int(scene_nodes[m])])}' has zero scale at key {t}: "
-            "no local transform can be written for it"
-        )
-    return inverse @ target[:, file_nodes], parent_world
+    return locals_in_file(target, fp, file_nodes, [keys[int(i)] for i in scene_nodes])
 
 
 def add_take_helpers(
