@@ -249,3 +249,30 @@ def test_generated_rigify_rig_with_squash_and_stretch_is_exact(empty_scene, tmp_
         evaluated.to_mesh_clear()
         dist = np.linalg.norm(read.skinned["Body"][t][:, None] - verts[None], axis=-1).min(axis=0)
         assert dist[~on_bbones].max() < 1e-5 * max(1.0, np.abs(verts).max()), frame
+
+
+def test_the_shear_prefilter_chooses_what_needs_split_chooses():
+    """The export runs needs_split only where the columns lean: the same choice as
+    needs_split on every node, across TRS matrices (no shear, any scale), shear just
+    under and over the floor, strong shear, and zero-scale axes, under random parents."""
+    from hierarchy_inspector import core
+    from hierarchy_inspector.addon.model.exports.animated_gltf import needs_split
+    from hierarchy_inspector.addon.model.thresholds import DEFAULT, LOCAL_SHEAR_FLOOR_DEG
+
+    rng = np.random.default_rng(7)
+    t, n = 4, 240
+    q = rng.normal(size=(t, n, 4))
+    q /= np.linalg.norm(q, axis=-1, keepdims=True)
+    local = core.TRS(rng.normal(size=(t, n, 3)), q, np.exp(rng.normal(scale=2.0, size=(t, n, 3)))).to_matrix()
+    kind = np.arange(n) % 6
+    angles = np.array([0.0, 0.3, 0.9, 1.2, 5.0, 0.0])[kind] * LOCAL_SHEAR_FLOOR_DEG  # degrees off 90
+    angles[kind == 4] = 2.0  # strong
+    shear = np.broadcast_to(np.eye(4), (t, n, 4, 4)).copy()
+    shear[:, :, 0, 1] = np.tan(np.radians(angles))[None, :] * (np.arange(t) == t - 1)[:, None]  # at one frame only
+    local = local @ shear
+    local[:, kind == 5, :3, 2] = 0.0  # a collapsed axis
+    parent = core.TRS(rng.normal(size=(t, n, 3)), q[::-1], np.exp(rng.normal(size=(t, n, 3)))).to_matrix()
+    expected = needs_split(local, parent, DEFAULT)
+    chosen = fbx_export._needs_split(local, parent, DEFAULT)
+    np.testing.assert_array_equal(chosen, expected)
+    assert expected[kind == 4].all() and not expected[kind == 0].any()  # the cases are not all alike
