@@ -33,7 +33,7 @@ class FbxError(NamedTuple):
 
 
 _READER = r"""
-import json, os, sys
+import itertools, json, os, sys
 import numpy as np
 import ufbx
 
@@ -64,11 +64,6 @@ anim = stack.anim if stack is not None else None
 alive = [stacks, stack, anim]
 
 
-def matrix_rows(m):
-    c0, c1, c2, c3 = m.c0, m.c1, m.c2, m.c3
-    return (c0.x, c1.x, c2.x, c3.x, c0.y, c1.y, c2.y, c3.y, c0.z, c1.z, c2.z, c3.z)
-
-
 def scene_worlds(time):  # ufbx's own evaluation of the whole scene: node_to_world of every node
     state = ufbx.evaluate_scene(scene, anim, float(time)) if anim is not None else scene
     state_nodes = state.nodes
@@ -76,7 +71,8 @@ def scene_worlds(time):  # ufbx's own evaluation of the whole scene: node_to_wor
     alive.append((state, state_nodes, state_held))
     out = np.zeros((len(held), 4, 4))
     out[:, 3, 3] = 1.0
-    out[:, :3] = np.array([matrix_rows(n.node_to_world) for n in state_held]).reshape(-1, 3, 4)
+    columns = np.array([(*m.c0, *m.c1, *m.c2, *m.c3) for m in (n.node_to_world for n in state_held)])  # named tuples
+    out[:, :3] = columns.reshape(-1, 4, 3).transpose(0, 2, 1)
     return out
 
 
@@ -121,13 +117,17 @@ if fast:
     parent = np.array([position[n.parent.element_id] if n.parent is not None else -1 for n in held])
     depth = np.array([n.node_depth for n in held])
     local = np.empty((len(times), len(held), 10))
+    moving = [k for k, n in enumerate(held) if not n.is_root and n.element_id in animated]
+    moving_set = set(moving)
     for k, node in enumerate(held):
-        if node.is_root:
-            continue
-        if node.element_id in animated:
-            local[:, k] = [transform_values(ufbx.evaluate_transform(anim, node, float(t))) for t in times]
-        else:
+        if not node.is_root and k not in moving_set:
             local[:, k] = transform_values(node.local_transform)
+    # Transform, Vec3 and Quat are named tuples: every (node, time) flattened to its 10
+    # floats (translation, quaternion x y z w, scale) in one pass at C speed.
+    evaluate, flat, seconds = ufbx.evaluate_transform, itertools.chain.from_iterable, [float(t) for t in times]
+    values = flat(flat(flat(evaluate(anim, held[k], t) for t in seconds) for k in moving))
+    count = len(moving) * len(seconds) * 10
+    local[:, moving] = np.fromiter(values, np.float64, count).reshape(len(moving), len(seconds), 10).swapaxes(0, 1)
     local_m = trs_matrices(local)
     root_world = scene_worlds(times[0])
     full = np.empty((len(times), len(held), 4, 4))
