@@ -276,3 +276,58 @@ def test_the_shear_prefilter_chooses_what_needs_split_chooses():
     chosen = fbx_export._needs_split(local, parent, DEFAULT)
     np.testing.assert_array_equal(chosen, expected)
     assert expected[kind == 4].all() and not expected[kind == 0].any()  # the cases are not all alike
+
+
+def test_ik_bend_near_the_euler_pole_reads_back_exactly(empty_scene, tmp_path):
+    """The IK rig without 'Hand''s constraint: 'Lower' bends to 89.9 degrees about the
+    middle Euler axis at frame 13, where Blender's exporter (single-precision Euler XYZ)
+    loses 2.5e-5 units when the helper keeps the bone's own frame; turned by an axis
+    rotation the file is within float32 of Blender at every frame."""
+    from hierarchy_inspector.addon.model.exports.animated_gltf import CHECK_TOLERANCE
+
+    export_scenes.ik_rig(empty_scene)
+    rig = empty_scene.objects["IKRig"]
+    hand = rig.pose.bones["Hand"]
+    hand.constraints.remove(hand.constraints[0])
+    empty_scene.frame_set(7)
+    result = fbx_export.write_fbx(empty_scene, str(tmp_path / "ik.fbx"), FrameRange(1, 25, 1), again=False)
+    assert result.helpers == ["IKRig > Upper", "IKRig > Lower"] and result.not_corrected == []
+    assert result.error is not None and result.error.checked == 6
+    assert result.error.relative < CHECK_TOLERANCE / 10
+    assert sorted(b.name for b in rig.data.bones) == ["Base", "Hand", "Lower", "Upper"]
+
+
+def test_turned_split_keeps_the_product_and_moves_away_from_the_pole():
+    """Each helper's frame turned by one of the 24 axis rotations: the same product at
+    every frame (float64 round-off), still one TRS each (rotation, scale, translation
+    recomposed by the core), and the worst middle Euler angle no nearer +-90 degrees."""
+    from hierarchy_inspector import core
+    from hierarchy_inspector.addon.scene.exports.fbx_bones import turned
+
+    rng = np.random.default_rng(3)
+    t, k = 6, 40
+
+    def split():
+        base = rng.normal(size=(1, k, 4))
+        q = base + 0.2 * rng.normal(size=(t, k, 4))  # rotations that move a little over time
+        q /= np.linalg.norm(q, axis=-1, keepdims=True)
+        scale = np.exp(rng.normal(size=(t, k, 3))) * np.where(rng.random((1, k, 3)) < 0.2, -1.0, 1.0)
+        return core.TRS(rng.normal(size=(t, k, 3)), q, scale)
+
+    outer, inner = split(), split()
+    new_outer, new_inner = turned(outer, inner)
+    np.testing.assert_allclose(
+        new_outer.to_matrix() @ new_inner.to_matrix(), outer.to_matrix() @ inner.to_matrix(), atol=1e-12 * 400
+    )
+
+    def worst(trs):
+        return np.abs(core.quat_to_matrix(trs.rotation)[..., 2, 0]).max(axis=0)
+
+    before = np.maximum(worst(outer), worst(inner))
+    after = np.maximum(worst(new_outer), worst(new_inner))
+    assert (after <= before + 1e-12).all()
+    near = before > np.sin(np.radians(60.0))
+    assert near.any() and (after[near] < before[near]).all()
+    # the others keep their frame (up to the TRS's own normalisation)
+    np.testing.assert_allclose(new_outer.rotation[:, ~near], outer.rotation[:, ~near], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(new_inner.translation[:, ~near], inner.translation[:, ~near], rtol=0, atol=1e-15)
