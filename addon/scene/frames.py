@@ -7,8 +7,10 @@ read once, at the first frame, by :func:`.reading.read_nodes`; every later frame
 hold the same nodes, or :class:`~..model.errors.SceneDataError` names what changed. The
 scene is put back on the frame (and subframe) it was on, whatever happens.
 
-Each frame's matrices go straight into the range's ``(T, 4, 4, N)`` float64 storage
-(buffers reused at every frame, no copy of the range afterwards).
+Between two frames only Blender's bulk reads run, into raw float32 buffers for a chunk
+of frames (Python work between two evaluations makes Blender's next one slower: its
+worker threads fall asleep); a chunk at a time then goes into the range's
+``(T, 4, 4, N)`` float64 storage (buffers reused, no copy of the range afterwards).
 
 What cannot change is not read again: :func:`read_frames` reads the box of a plain mesh
 (no modifiers, shape keys or animated mesh data: :func:`box_may_change`) at the first
@@ -82,6 +84,9 @@ _FEW = 64
 
 _AFFINE_ROW = np.array([0.0, 0.0, 0.0, 1.0])
 
+#: Frames read into raw buffers before they are stored (:meth:`FrameReader._convert`).
+_CHUNK = 32
+
 
 def _bounds(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Corner minima and maxima ``(..., 3)`` float64 of boxes ``(..., 24)`` (8 corners)."""
@@ -93,12 +98,13 @@ class FrameReader:
     """Reads ``objects`` (default: every object of ``scene``) and their pose bones at
     ``frames``, one frame per :meth:`step`.
 
-    Call :meth:`step` until it returns True, then :meth:`series`; or :meth:`restore`
-    at any point to put the scene back on its frame (also done after the last frame).
-    Each frame's matrices go straight into the ``(T, 4, 4, N)`` float64 storage of
-    :meth:`series` (objects: one strided copy of one bulk read; bones: their armature's
-    world times their pose matrices, one product per armature), through buffers reused
-    at every frame.
+    Call :meth:`step` until it returns True, then :meth:`series` (also at any point: it
+    holds the frames read so far); or :meth:`restore` at any point to put the scene back
+    on its frame (also done after the last frame). Each frame's bulk reads go into raw
+    buffers (``_CHUNK`` frames), stored a chunk at a time into the ``(T, 4, 4, N)``
+    float64 storage of :meth:`series` (objects: one strided copy of one bulk read;
+    bones: their armature's world times their pose matrices, one product per armature
+    and frame).
 
     With ``static_boxes`` the boxes of objects that cannot change them (:func:`box_may_change`)
     and of armatures whose box cannot change the results beyond round-off
@@ -139,8 +145,10 @@ class FrameReader:
         self._uid_buffer = np.empty(n_obj, dtype=np.int32)
         t, n = len(self.frames), len(self.keys)
         self.storage = np.empty((t, 4, 4, n))
-        self._world_buffer = np.empty(n_obj * 16, dtype=np.float32)
-        self._pose_buffers = [np.empty(count * 16, dtype=np.float32) for count in self.bone_counts]
+        chunk = min(_CHUNK, t)
+        self._world_buffers = np.empty((chunk, n_obj * 16), dtype=np.float32)
+        self._pose_buffers = [np.empty((chunk, count * 16), dtype=np.float32) for count in self.bone_counts]
+        self.converted = 0
         self._products = [(np.empty((4, 4 * count)), np.empty((3, 4 * count))) for count in self.bone_counts]
         self.bone_min, self.bone_max = nodes.box_min[n_obj:], nodes.box_max[n_obj:]
         # Which boxes are read each frame: all in bulk (``box_rows`` None), a few one by
@@ -228,20 +236,20 @@ class FrameReader:
             self.boxes_checked = bool(np.array_equal(every[keep], expected[keep]))
 
     def _read_matrices(self, bulk, k: int, frame: int) -> None:
-        """Frame ``k``'s world matrices into ``storage[k]`` ``(4, 4, N)``, affine (the
-        bottom row set to (0, 0, 0, 1) as :func:`.reading.read_nodes` does: constraints
-        leave w = 0.99999994 in float32). Bones: their armature's world (Blender's, as
-        read) times their pose matrices, the same product as the single-frame reader.
+        """Frame ``k``'s Blender matrices into the chunk's raw float32 buffers (row
+        ``k % _CHUNK``): only Blender's bulk reads run between two frames (Python work
+        there makes Blender's next evaluation slower: its worker threads fall asleep),
+        :meth:`_convert` fills the storage once per chunk.
 
         A collection longer than at the first frame makes Blender's read raise, a shorter
         one leaves the buffer's tail as it was (a NaN put there first): either way
         :meth:`_changed_nodes` names what changed."""
-        out = self.storage[k]
-        n_obj = len(self.objects)
+        slot = k % len(self._world_buffers)
         try:
-            if n_obj:
-                bulk.foreach_get("matrix_world", self._world_buffer)
-            for (_i, arm), buffer in zip(self.armatures, self._pose_buffers, strict=True):
+            if len(self.objects):
+                bulk.foreach_get("matrix_world", self._world_buffers[slot])
+            for (_i, arm), buffers in zip(self.armatures, self._pose_buffers, strict=True):
+                buffer = buffers[slot]
                 buffer[-1] = np.nan
                 arm.pose.bones.foreach_get("matrix", buffer)
                 if buffer[-1] != buffer[-1]:  # not written, or NaN in Blender's matrix
@@ -249,22 +257,34 @@ class FrameReader:
         except (RuntimeError, TypeError, ValueError, ReferenceError):  # ReferenceError: an object removed
             self._changed_nodes(bulk, frame)
             raise
-        if n_obj:
-            # Blender's flat matrix buffers are column-major: (n, column, row) -> (row, column, n).
-            out[:, :, :n_obj] = self._world_buffer.reshape(n_obj, 4, 4).T
-        at = n_obj
-        for (i, _arm), count, buffer, (pose, product) in zip(
-            self.armatures, self.bone_counts, self._pose_buffers, self._products, strict=True
-        ):
-            # pose[j, c, b] = pose_b[j, c], each matrix's bottom row (0, 0, 0, 1).
-            np.copyto(pose.reshape(4, 4, count), buffer.reshape(count, 4, 4).transpose(2, 1, 0))
-            pose[3] = np.repeat(_AFFINE_ROW, count)
-            # world[r, c, b] = sum_j arm[r, j] pose_b[j, c]: one (3, 4) @ (4, 4 * count)
-            # product into the storage's layout (the bottom row is set below).
-            np.dot(out[:3, :, i], pose, out=product)
-            out[:3, :, at : at + count] = product.reshape(3, 4, count)
-            at += count
-        out[3] = _AFFINE_ROW[:, None]
+
+    def _convert(self) -> None:
+        """The frames read but not yet stored into ``storage[k]`` ``(4, 4, N)``, affine
+        (the bottom row set to (0, 0, 0, 1) as :func:`.reading.read_nodes` does:
+        constraints leave w = 0.99999994 in float32). Bones: their armature's world
+        (Blender's, as read) times their pose matrices, the same product as the
+        single-frame reader."""
+        n_obj = len(self.objects)
+        chunk = len(self._world_buffers)
+        for k in range(self.converted, self.done):
+            slot, out = k % chunk, self.storage[k]
+            if n_obj:
+                # Blender's flat matrix buffers are column-major: (n, column, row) -> (row, column, n).
+                out[:, :, :n_obj] = self._world_buffers[slot].reshape(n_obj, 4, 4).T
+            at = n_obj
+            for (i, _arm), count, buffers, (pose, product) in zip(
+                self.armatures, self.bone_counts, self._pose_buffers, self._products, strict=True
+            ):
+                # pose[j, c, b] = pose_b[j, c], each matrix's bottom row (0, 0, 0, 1).
+                np.copyto(pose.reshape(4, 4, count), buffers[slot].reshape(count, 4, 4).transpose(2, 1, 0))
+                pose[3] = np.repeat(_AFFINE_ROW, count)
+                # world[r, c, b] = sum_j arm[r, j] pose_b[j, c]: one (3, 4) @ (4, 4 * count)
+                # product into the storage's layout (the bottom row is set below).
+                np.dot(out[:3, :, i], pose, out=product)
+                out[:3, :, at : at + count] = product.reshape(3, 4, count)
+                at += count
+            out[3] = _AFFINE_ROW[:, None]
+        self.converted = self.done
 
     def step(self) -> bool:
         """Read the next frame; True once every frame is read (the scene is then back on
@@ -285,6 +305,8 @@ class FrameReader:
             self.restore()
             raise
         self.done += 1
+        if self.done % len(self._world_buffers) == 0 or self.done == len(self.frames):
+            self._convert()
         if self.done == len(self.frames):
             self.restore()
             return True
@@ -325,6 +347,7 @@ class FrameReader:
         if not self.done:
             raise ValueError("no frame read yet: call step() first")
         t = self.done
+        self._convert()
         lo, hi = self._boxes(t)
         return FrameSeries(
             frames=np.array(self.frames[:t], dtype=np.int64),

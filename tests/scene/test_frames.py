@@ -197,18 +197,42 @@ def test_a_box_a_script_changes_is_caught_at_the_last_frame_and_the_range_read_a
     assert seen[0, 0, 0] < seen[-1, 0, 0]
 
 
+def test_a_reader_stopped_anywhere_holds_each_frame_it_read_as_blender_evaluates_it(empty_scene):
+    # Frames are read into raw buffers and stored a chunk at a time: a reader's series
+    # at any point (inside a chunk, at its end, after the last frame) holds every frame
+    # read so far, equal to the single-frame reader's matrices at that frame.
+    scene = empty_scene
+    animated_scenes.animated_forest(scene, n=40, frames=80)
+    frames = list(range(1, 81))
+    reader = FrameReader(scene, frames)
+    while not reader.step():
+        if reader.done in (1, 31, 32, 33, 64, 70):
+            partial = reader.series()
+            assert len(partial) == reader.done
+            k = reader.done - 1
+            saved = scene.frame_current
+            scene.frame_set(frames[k])
+            np.testing.assert_array_equal(scan_scene(scene).nodes.world, partial.world[k])
+            scene.frame_set(saved)
+    whole = reader.series()
+    assert len(whole) == len(frames)
+    for f in (32, 33, 65, 80):
+        scene.frame_set(f)
+        np.testing.assert_array_equal(scan_scene(scene).nodes.world, whole.world[whole.position(f)])
+
+
 def test_a_rig_whose_every_bone_moves_equals_the_single_frame_scan(empty_scene):
     # Rigify's face bones come out of their constraints with w = 0.99999994 in the bottom
     # row of their pose matrices: both readers keep Blender's matrices affine.
     scene = empty_scene
-    rig = animated_scenes.stretchy_rigify(scene, frames=24, walk=True, wiggle=True)
+    rig = animated_scenes.stretchy_rigify(scene, frames=40, walk=True, wiggle=True)
     assert len(animated_scenes.control_bones(rig)) > 100
-    series = read_frames(scene, range(1, 25))
+    series = read_frames(scene, range(1, 41))  # over a chunk of raw reads (32 frames)
     over = analyse_frames(series)
     bones = [i for i, (_obj, bone) in enumerate(series.keys) if bone and _obj == rig.name]
     moving = (series.world[1:, bones] != series.world[:-1, bones]).any(axis=(2, 3))
     assert moving.all()  # every bone of the rig moves at every frame
-    for f in (2, 13, 24):
+    for f in (2, 13, 33, 40):
         k = series.position(f)
         scene.frame_set(f)
         one = scan_scene(scene)
