@@ -132,6 +132,51 @@ def test_cubicspline_track_matches_scipy_hermite(seed, k):
     assert np.allclose(got, want, atol=1e-10)
 
 
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_channels_sampled_together_as_one_by_one(seed):
+    """local_matrices_at samples channels that share key times together: the same as
+    each channel's own Track, for LINEAR, STEP and CUBICSPLINE, rotations, a node keyed
+    twice (the last channel wins), nodes without channels, and two animations."""
+    from hierarchy_inspector.addon.model.exports.gltf_animation import append_accessor, local_matrices_at, tracks
+    from hierarchy_inspector.addon.model.exports.gltf_file import Gltf
+
+    rng = np.random.default_rng(seed)
+    n = 6
+    doc = {
+        "nodes": [{"name": f"n{j}", "translation": rng.normal(size=3).tolist()} for j in range(n)],
+        "animations": [{"channels": [], "samplers": []}, {"channels": [], "samplers": []}],
+    }
+    gltf = Gltf(doc, None, True)
+    shared = append_accessor(gltf, np.sort(rng.uniform(0, 2, 5))[:, None], with_bounds=True)
+    other = append_accessor(gltf, np.sort(rng.uniform(0, 2, 3))[:, None], with_bounds=True)
+    width = {"translation": 3, "rotation": 4, "scale": 3}
+    for _ in range(14):
+        a, node = int(rng.integers(2)), int(rng.integers(n - 1))  # the last node stays static
+        path = str(rng.choice(list(width)))
+        interpolation = str(rng.choice(["LINEAR", "STEP", "CUBICSPLINE"]))
+        times = shared if rng.random() < 0.7 else other
+        count = doc["accessors"][times]["count"] * (3 if interpolation == "CUBICSPLINE" else 1)
+        values = rng.normal(size=(count, width[path]))
+        anim = doc["animations"][a]
+        anim["samplers"].append(
+            {"input": times, "output": append_accessor(gltf, values), "interpolation": interpolation}
+        )
+        anim["channels"].append({"sampler": len(anim["samplers"]) - 1, "target": {"node": node, "path": path}})
+    t = rng.uniform(-0.5, 2.5, 9)
+    for animation in (None, 0, 1):
+        got = local_matrices_at(gltf, t, animation)
+        fields = {
+            "translation": np.array([nd["translation"] for nd in doc["nodes"]])[None].repeat(len(t), 0),
+            "rotation": np.tile([1.0, 0.0, 0.0, 0.0], (len(t), n, 1)),
+            "scale": np.ones((len(t), n, 3)),
+        }
+        for (j, path), track in tracks(gltf, animation).items():
+            fields[path][:, j] = track.sample(t)
+        want = core.TRS(fields["translation"], fields["rotation"], fields["scale"]).to_matrix()
+        assert np.allclose(got, want, atol=1e-12)
+
+
 def _series(t_count: int = 7) -> FrameSeries:
     local = _stretch_path(t_count)
     parents = np.array([-1, 0, 1])
