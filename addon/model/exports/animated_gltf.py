@@ -40,7 +40,8 @@ CHECK_TOLERANCE = 1e-5
 def node_frames(keys: list[tuple[str, str]], conversion: np.ndarray) -> np.ndarray:
     """``F (N, 4, 4)``: ``inv(C)`` for objects (their data is converted), the identity
     for bones (joints keep Blender's axes)."""
-    frames = np.broadcast_to(np.linalg.inv(conversion), (len(keys), 4, 4)).copy()
+    inverse, _singular = core.affine_inverse(np.asarray(conversion, dtype=np.float64))  # no LAPACK call: cheap
+    frames = np.broadcast_to(inverse, (len(keys), 4, 4)).copy()
     frames[[bool(bone) for _obj, bone in keys]] = np.eye(4)
     return frames
 

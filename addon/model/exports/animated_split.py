@@ -18,8 +18,8 @@ float32, as FBX does, lose precision; glTF writes quaternions and keeps numpy's 
 whose keys interpolate closer to Blender between frames on the Rigify benchmark).
 
 Shapes: ``(T, N, 4, 4)`` local matrices, time first; quaternions ``(w, x, y, z)``;
-column vectors. Loops run over frames only (vectorised over nodes), each a small matrix
-product but for the few frames next to repeated singular values.
+column vectors. Vectorised over frames and nodes; the only loop runs over the few frames
+next to repeated singular values.
 """
 
 from __future__ import annotations
@@ -67,11 +67,21 @@ def trs_error(local: np.ndarray, decomposed=None) -> np.ndarray:
     return (np.abs(rebuilt - m).max(axis=(-2, -1)) / scale).max(axis=0)
 
 
+def _det3(m: np.ndarray) -> np.ndarray:
+    """Determinants of 3x3 matrices ``(..., 3, 3)`` by the rule of Sarrus (no LAPACK
+    call per matrix: cheaper than ``np.linalg.det`` for these batches)."""
+    return (
+        m[..., 0, 0] * (m[..., 1, 1] * m[..., 2, 2] - m[..., 1, 2] * m[..., 2, 1])
+        - m[..., 0, 1] * (m[..., 1, 0] * m[..., 2, 2] - m[..., 1, 2] * m[..., 2, 0])
+        + m[..., 0, 2] * (m[..., 1, 0] * m[..., 2, 1] - m[..., 1, 1] * m[..., 2, 0])
+    )
+
+
 def _proper(u: np.ndarray, s: np.ndarray, v: np.ndarray) -> None:
     """In place: make ``u`` and ``v`` rotations (det +1) by flipping the column of the
     smallest singular value together with its sign (``u diag(s) v^T`` unchanged)."""
     for mat in (u, v):
-        bad = np.linalg.det(mat) < 0.0
+        bad = _det3(mat) < 0.0
         if bad.any():
             k = np.argmin(np.abs(s[bad]), axis=-1)
             rows = np.flatnonzero(bad)
@@ -106,7 +116,7 @@ def _align(u, s, v, u0, v0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         g = np.einsum("nki,nkj->nij", v[has], v0[has]) * group[has]
         gu, _gs, gvt = np.linalg.svd(g)
         r = gu @ gvt
-        ok = np.linalg.det(r) > 0.0
+        ok = _det3(r) > 0.0
         idx = np.flatnonzero(has)[ok]
         u[idx] = u[idx] @ r[ok]
         v[idx] = v[idx] @ r[ok]
@@ -144,12 +154,13 @@ def _aligned_path(u_svd, s_svd, v_svd, m3, small_inner: bool):
     aligned, they are ``u_svd @ Q``, ``v_svd @ Q`` with ``Q (T, N, 3, 3)`` orthogonal.
     Where neither a frame nor the one before has repeated singular values, ``Q_t`` is
     the step's signed permutation (the previous frame's raw SVD matched, computed for
-    every frame at once) times ``Q_{t-1}``; where one of them has, :func:`_align`
-    matches the previous frame's aligned bases (a rotation inside the repeated values
-    is no permutation: it cannot be composed). The loop over frames is one small
-    matrix product per frame; the nodes and frames that need :func:`_align` are few
-    (a rig unscaled at its first frame: one frame). ``s`` is ``diag(u^T M v)`` (exact
-    where values differ; where they repeat, the least-squares diagonal)."""
+    every frame at once) times ``Q_{t-1}``: the products of all steps are computed at
+    once (by doubling: log2(T) batched products; signed permutations multiply
+    exactly). Where one of them has, :func:`_align` matches the previous frame's
+    aligned bases (a rotation inside the repeated values is no permutation: it cannot
+    be composed) and the products restart from there; only those frames are looped
+    over (a rig unscaled at its first frame: one or two). ``s`` is ``diag(u^T M v)``
+    (exact where values differ; where they repeat, the least-squares diagonal)."""
     t_count, n = s_svd.shape[:2]
     u_raw, s_raw, v_raw = u_svd.copy(), s_svd.copy(), v_svd.copy()
     flat = (t_count * n, 3, 3)
@@ -177,19 +188,32 @@ def _aligned_path(u_svd, s_svd, v_svd, m3, small_inner: bool):
         rel = np.zeros(step)  # raw_t @ rel ~ raw_{t-1}: rel[perm[c], c] = sign[c]
         rel[np.arange(step[0])[:, None], perm, np.arange(3)[None, :]] = sign
         rel = rel.reshape(t_count - 1, n, 3, 3)
-        special = rep[1:] | rep[:-1]
-        for t in range(1, t_count):
-            q[t] = rel[t - 1] @ q[t - 1]
-            idx = np.flatnonzero(special[t - 1])
-            if len(idx):
-                prev = q[t - 1, idx]
-                _u, _s, v = _align(
-                    u_raw[t, idx], s_raw[t, idx], v_raw[t, idx], u_raw[t - 1, idx] @ prev, v_raw[t - 1, idx] @ prev
-                )
-                q[t, idx] = np.swapaxes(v_raw[t, idx], -2, -1) @ v
+        # prefix[t] = rel[t-1] @ ... @ rel[0] (prefix[0] = I): by doubling, log2(T) products
+        prefix = np.concatenate([np.broadcast_to(np.eye(3), (1, n, 3, 3)), rel])
+        d = 1
+        while d < t_count:
+            prefix[d:] = prefix[d:] @ prefix[:-d]
+            d *= 2
+        # Between frames next to repeated values, q[t] = prefix[t] @ anchor: the anchor is
+        # set at the first frame and at every such frame s (prefix[s]^T @ q[s], :func:`_align`).
+        special = np.zeros((t_count, n), dtype=bool)
+        special[1:] = rep[1:] | rep[:-1]
+        anchor = np.empty((t_count, n, 3, 3))
+        anchor[0] = q[0]
+        for t in np.flatnonzero(special.any(axis=1)):
+            idx = np.flatnonzero(special[t])
+            last = np.where(special[:t, idx], np.arange(t)[:, None], 0).max(axis=0)  # their anchors so far
+            prev = prefix[t - 1, idx] @ anchor[last, idx]
+            _u, _s, v = _align(
+                u_raw[t, idx], s_raw[t, idx], v_raw[t, idx], u_raw[t - 1, idx] @ prev, v_raw[t - 1, idx] @ prev
+            )
+            anchor[t, idx] = np.swapaxes(prefix[t, idx], -2, -1) @ np.swapaxes(v_raw[t, idx], -2, -1) @ v
+        frame = np.arange(t_count)[:, None]
+        last = np.maximum.accumulate(np.where(special, frame, 0), axis=0)  # (T, N): each frame's anchor
+        q = prefix @ anchor[last, np.arange(n)[None, :]]
     u, v = u_raw @ q, v_raw @ q
     s = np.einsum("tnki,tnkl,tnli->tni", u, m3, v)
-    ok = (np.linalg.det(u) > 0.0).all(axis=0) & (np.linalg.det(v) > 0.0).all(axis=0)
+    ok = (_det3(u) > 0.0).all(axis=0) & (_det3(v) > 0.0).all(axis=0)
     return u, s, v, ok
 
 
