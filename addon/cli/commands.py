@@ -205,6 +205,9 @@ def cmd_export(args) -> int:
         raise UsageError(f"--csv is for --target accumulated (the {args.target} file itself holds the transforms)")
     if args.z_up and args.target != "gltf":
         raise UsageError(f"--z-up is for --target gltf (the {args.target} export has no such choice)")
+    if args.animation is not None and (args.target != "gltf" or args.frames is None):
+        why = f"the {args.target} export has no such choice" if args.target != "gltf" else "a static export has none"
+        raise UsageError(f"--animation is for --target gltf with --frames ({why})")
     _check_outputs(args, out=args.out, csv=args.csv)
     thresholds = thresholds_of(args)
     if args.target == "gltf" and not args.out.lower().endswith(".glb"):

@@ -17,7 +17,7 @@ from ..scene.exports.gltf_animated import write_gltf_frames
 from ..scene.frames import read_frames
 from . import console
 from .frames_cmd import scene_range
-from .main import EXIT_OK, EXIT_THRESHOLD, say, signals_deferred
+from .main import ANIMATION_MODES, EXIT_OK, EXIT_THRESHOLD, say, signals_deferred
 
 
 def check_result(relative: float, what: str) -> int:
@@ -33,22 +33,32 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
     --frames``."""
     frame_range = scene_range(scene, args.frames) if args.frames is not None else None
     if args.target == "gltf":
+        mode = ANIMATION_MODES[getattr(args, "animation", None) or "scene"]
         with signals_deferred(), console.quiet():  # a Ctrl-C inside the exporter would read as its failure
-            result = write_gltf_frames(scene, args.out, frame_range, y_up=not args.z_up, thresholds=thresholds)
+            result = write_gltf_frames(
+                scene, args.out, frame_range, y_up=not args.z_up, thresholds=thresholds, animation_mode=mode
+            )
         err = result.error
         worst = max(err.per_node, key=lambda k: err.per_node[k]) if err.per_node else "-"
         helpers = f" ({', '.join(result.helpers)})" if result.helpers else ""
         if frame_range is None:
             print(f"wrote {args.out!r}: frame {scene.frame_current}; {len(result.helpers)} helper node(s){helpers}")
         else:
+            takes = f", {len(result.animations)} animation(s) ({args.animation})" if result.animations else ""
             print(
                 f"wrote {args.out!r}: frames {frame_range.start}..{frame_range.end} step {frame_range.step} "
-                f"({len(result.frames)} keys); {len(result.helpers)} animated helper node(s){helpers}"
+                f"({len(result.frames)} keys{takes}); {len(result.helpers)} animated helper node(s){helpers}"
             )
         print(
             f"read back as an engine composes it ({err.checked} nodes, {len(result.frames)} frame(s)): "
             f"relative error {err.relative:.2e} (max {err.absolute:.2e} units, worst '{worst}')"
         )
+        for name, each in result.animations.items():
+            verdict = "" if each.relative <= CHECK_TOLERANCE else f" (over the tolerance {CHECK_TOLERANCE:g})"
+            print(
+                f"animation '{name}' played alone ({each.checked} nodes): relative error {each.relative:.2e} "
+                f"(max {each.absolute:.2e} units){verdict}"
+            )
         if result.half_frame is not None:
             print(
                 f"between frames (half frames: the engine's interpolation against Blender's subframes): "

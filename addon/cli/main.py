@@ -28,6 +28,14 @@ from .audit_args import add_audit_parser
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
+#: ``export --animation``: the glTF exporter's animation mode of each choice.
+ANIMATION_MODES = {
+    "scene": "SCENE",
+    "actions": "ACTIONS",
+    "active-actions": "ACTIVE_ACTIONS",
+    "nla-tracks": "NLA_TRACKS",
+}
+
 
 def say(message: str) -> None:
     """One line on stderr, prefixed with the program's name."""
@@ -184,6 +192,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="export every frame of this range (END inclusive; 'scene': the scene's range): gltf animated and "
         "exact at every frame, fbx baked at every frame, accumulated per-frame local TRS; exit 1 if the file read back is off by more "
         "than 1e-5 relative at some frame (default: a static export of the current frame)",
+    )
+    export.add_argument(
+        "--animation",
+        choices=ANIMATION_MODES,
+        help="gltf with --frames: the glTF exporter's animation mode (default scene: the timeline as one "
+        "animation; actions: one per action; active-actions: one of every object's active action; nla-tracks: "
+        "one per NLA track), each animation's actions or tracks limited to --frames, corrected and read back "
+        "alone as an engine plays it (exit 1 if any is off by more than 1e-5 relative)",
     )
 
     fix = sub.add_parser("fix", help="make the hierarchy exportable and save a fixed copy")

@@ -132,6 +132,51 @@ def test_cubicspline_track_matches_scipy_hermite(seed, k):
     assert np.allclose(got, want, atol=1e-10)
 
 
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_channels_sampled_together_as_one_by_one(seed):
+    """local_matrices_at samples channels that share key times together: the same as
+    each channel's own Track, for LINEAR, STEP and CUBICSPLINE, rotations, a node keyed
+    twice (the last channel wins), nodes without channels, and two animations."""
+    from hierarchy_inspector.addon.model.exports.gltf_animation import append_accessor, local_matrices_at, tracks
+    from hierarchy_inspector.addon.model.exports.gltf_file import Gltf
+
+    rng = np.random.default_rng(seed)
+    n = 6
+    doc = {
+        "nodes": [{"name": f"n{j}", "translation": rng.normal(size=3).tolist()} for j in range(n)],
+        "animations": [{"channels": [], "samplers": []}, {"channels": [], "samplers": []}],
+    }
+    gltf = Gltf(doc, None, True)
+    shared = append_accessor(gltf, np.sort(rng.uniform(0, 2, 5))[:, None], with_bounds=True)
+    other = append_accessor(gltf, np.sort(rng.uniform(0, 2, 3))[:, None], with_bounds=True)
+    width = {"translation": 3, "rotation": 4, "scale": 3}
+    for _ in range(14):
+        a, node = int(rng.integers(2)), int(rng.integers(n - 1))  # the last node stays static
+        path = str(rng.choice(list(width)))
+        interpolation = str(rng.choice(["LINEAR", "STEP", "CUBICSPLINE"]))
+        times = shared if rng.random() < 0.7 else other
+        count = doc["accessors"][times]["count"] * (3 if interpolation == "CUBICSPLINE" else 1)
+        values = rng.normal(size=(count, width[path]))
+        anim = doc["animations"][a]
+        anim["samplers"].append(
+            {"input": times, "output": append_accessor(gltf, values), "interpolation": interpolation}
+        )
+        anim["channels"].append({"sampler": len(anim["samplers"]) - 1, "target": {"node": node, "path": path}})
+    t = rng.uniform(-0.5, 2.5, 9)
+    for animation in (None, 0, 1):
+        got = local_matrices_at(gltf, t, animation)
+        fields = {
+            "translation": np.array([nd["translation"] for nd in doc["nodes"]])[None].repeat(len(t), 0),
+            "rotation": np.tile([1.0, 0.0, 0.0, 0.0], (len(t), n, 1)),
+            "scale": np.ones((len(t), n, 3)),
+        }
+        for (j, path), track in tracks(gltf, animation).items():
+            fields[path][:, j] = track.sample(t)
+        want = core.TRS(fields["translation"], fields["rotation"], fields["scale"]).to_matrix()
+        assert np.allclose(got, want, atol=1e-12)
+
+
 def _series(t_count: int = 7) -> FrameSeries:
     local = _stretch_path(t_count)
     parents = np.array([-1, 0, 1])
@@ -180,14 +225,33 @@ def test_small_inner_puts_the_rotation_and_scale_on_the_helper():
     assert np.allclose(np.abs(inner.rotation[..., 0]), 1.0, atol=1e-12)  # the identity, every frame
 
 
+def _frame_by_frame_only(monkeypatch):
+    """continuous_split with every node aligned by the reference frame-by-frame loop."""
+    from hierarchy_inspector.addon.model.exports import animated_split
+
+    path = animated_split._aligned_path
+
+    def none_ok(*args):
+        u, s, v, ok = path(*args)
+        return u, s, v, np.zeros_like(ok)
+
+    monkeypatch.setattr(animated_split, "_aligned_path", none_ok)
+
+
+def _as_continuous(fast, slow, local) -> None:
+    for a, b in zip(fast, slow, strict=True):
+        assert _max_step_deg(a.rotation) <= _max_step_deg(b.rotation) + 1e-6
+        assert np.abs(np.diff(a.scale, axis=0)).max() <= np.abs(np.diff(b.scale, axis=0)).max() + 1e-9
+    assert np.abs(fast[0].to_matrix() @ fast[1].to_matrix() - local).max() < 1e-9
+
+
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("small", [False, True])
 def test_all_at_once_alignment_is_as_continuous_as_frame_by_frame(seed, small, monkeypatch):
-    """Without repeated singular values the frames are aligned all at once: exact, and
-    its keys move no more from one to the next than the frame-by-frame alignment's
-    (smooth random paths through rotations and distinct, crossing scales, sampled
-    coarsely so numpy's SVD reorders and flips its axes between keys; per-frame SVDs
-    jump by tens of degrees there)."""
+    """The frames are aligned all at once: exact, and its keys move no more from one to
+    the next than the frame-by-frame alignment's (smooth random paths through rotations
+    and distinct, crossing scales, sampled coarsely so numpy's SVD reorders and flips
+    its axes between keys; per-frame SVDs jump by tens of degrees there)."""
     from hierarchy_inspector.addon.model.exports import animated_split
 
     rng = np.random.default_rng(seed)
@@ -206,17 +270,38 @@ def test_all_at_once_alignment_is_as_continuous_as_frame_by_frame(seed, small, m
     s_all = np.linalg.svd(local[..., :3, :3], compute_uv=False)
     keep = ~animated_split._repeated(s_all).any(axis=0)
     local = local[:, keep]
-    assert animated_split._aligned_all(*_svd(local), small) is not None
+    u, s, v = _svd(local)
+    assert animated_split._aligned_path(u, s, v, local[..., :3, :3], small)[3].all()
     fast = continuous_split(local, small_inner=small)
-    monkeypatch.setattr(animated_split, "_aligned_all", lambda *args: None)
+    _frame_by_frame_only(monkeypatch)
     slow = continuous_split(local, small_inner=small)
-    for a, b in zip(fast, slow, strict=True):
-        assert _max_step_deg(a.rotation) <= _max_step_deg(b.rotation) + 1e-6
-        assert np.abs(np.diff(a.scale, axis=0)).max() <= np.abs(np.diff(b.scale, axis=0)).max() + 1e-9
-    assert np.abs(fast[0].to_matrix() @ fast[1].to_matrix() - local).max() < 1e-9
-    u, _s, _v = _svd(local)
+    _as_continuous(fast, slow, local)
     raw = continuous_quaternions(core.matrix_to_quat(u))
     assert _max_step_deg(raw) > 20.0 > _max_step_deg(fast[0].rotation)  # the alignment did something
+
+
+@pytest.mark.parametrize("small", [False, True])
+def test_repeated_values_aligned_at_once_as_frame_by_frame(small, monkeypatch):
+    """Nodes uniform at their first frame and at mid-range (repeated singular values:
+    any rotation inside them is an SVD), unscaled rigs at frame 1 (every value
+    repeated) and a mirrored node: aligned along the whole path at once, as exact and
+    as continuous as frame by frame, and close to it (the same choices, up to the
+    rotation picked inside a value repeated at the first frame); the first two values
+    of another node cross."""
+    from hierarchy_inspector.addon.model.exports import animated_split
+
+    local = _stretch_path(61)
+    unscaled = local[:, :1].copy()  # the first node with a rotation only at frame 0: all three values repeat
+    unscaled[0, 0, :3, :3] = Rotation.from_rotvec([0.3, -0.2, 0.5]).as_matrix()
+    local = np.concatenate([local, unscaled], axis=1)
+    u, s, v = _svd(local)
+    assert animated_split._repeated(s).any(axis=0).all()  # every node repeats a value at some frame
+    assert animated_split._aligned_path(u, s, v, local[..., :3, :3], small)[3].all()
+    fast = continuous_split(local, small_inner=small)
+    _frame_by_frame_only(monkeypatch)
+    slow = continuous_split(local, small_inner=small)
+    _as_continuous(fast, slow, local)
+    assert np.abs(fast[0].to_matrix() @ fast[1].to_matrix() - local).max() < 1e-9
 
 
 def _svd(local):

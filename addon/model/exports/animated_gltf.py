@@ -40,7 +40,8 @@ CHECK_TOLERANCE = 1e-5
 def node_frames(keys: list[tuple[str, str]], conversion: np.ndarray) -> np.ndarray:
     """``F (N, 4, 4)``: ``inv(C)`` for objects (their data is converted), the identity
     for bones (joints keep Blender's axes)."""
-    frames = np.broadcast_to(np.linalg.inv(conversion), (len(keys), 4, 4)).copy()
+    inverse, _singular = core.affine_inverse(np.asarray(conversion, dtype=np.float64))  # no LAPACK call: cheap
+    frames = np.broadcast_to(inverse, (len(keys), 4, 4)).copy()
     frames[[bool(bone) for _obj, bone in keys]] = np.eye(4)
     return frames
 
@@ -74,13 +75,19 @@ def needs_split(local: np.ndarray, parent_world: np.ndarray, thresholds: Thresho
     the threshold or costing more than :data:`SPLIT_TOLERANCE` relative if dropped.
     Float32 noise in deep, strongly scaled chains is left alone: splitting it adds
     nodes and, in exporters that recompose locals in float32 (FBX), error."""
-    decomposed = core.decompose(local)
-    shear = np.abs(decomposed.shear_deg).max(axis=-1)  # (T, M)
-    sv = np.linalg.svd(parent_world[..., :3, :3], compute_uv=False)
+    d = core.decompose(local)
+    shear = np.abs(d.shear_deg).max(axis=-1)  # (T, M)
+    out = np.zeros(shear.shape[1], dtype=bool)
+    some = np.flatnonzero((shear > LOCAL_SHEAR_FLOOR_DEG).any(axis=0))  # the others cannot need it
+    if not len(some):
+        return out
+    sv = np.linalg.svd(parent_world[:, some, :3, :3], compute_uv=False)
     cond = sv[..., 0] / np.maximum(sv[..., 2], 1e-300)
     noise = np.degrees(LOCAL_NOISE_FACTOR * np.finfo(np.float32).eps * np.minimum(cond, 1e12))
-    real = (shear > np.maximum(LOCAL_SHEAR_FLOOR_DEG, noise)).any(axis=0)
-    return real & ((trs_error(local, decomposed) > SPLIT_TOLERANCE) | (shear.max(axis=0) > thresholds.shear_deg))
+    real = some[(shear[:, some] > np.maximum(LOCAL_SHEAR_FLOOR_DEG, noise)).any(axis=0)]
+    lossy = trs_error(local[:, real], core.TRS(d.translation[:, real], d.rotation[:, real], d.scale[:, real]))
+    out[real] = (lossy > SPLIT_TOLERANCE) | (shear[:, real].max(axis=0) > thresholds.shear_deg)
+    return out
 
 
 def add_animated_helpers(

@@ -18,7 +18,8 @@ float32, as FBX does, lose precision; glTF writes quaternions and keeps numpy's 
 whose keys interpolate closer to Blender between frames on the Rigify benchmark).
 
 Shapes: ``(T, N, 4, 4)`` local matrices, time first; quaternions ``(w, x, y, z)``;
-column vectors. Loops run over frames only (vectorised over nodes).
+column vectors. Vectorised over frames and nodes; the only loop runs over the few frames
+next to repeated singular values.
 """
 
 from __future__ import annotations
@@ -66,11 +67,21 @@ def trs_error(local: np.ndarray, decomposed=None) -> np.ndarray:
     return (np.abs(rebuilt - m).max(axis=(-2, -1)) / scale).max(axis=0)
 
 
+def _det3(m: np.ndarray) -> np.ndarray:
+    """Determinants of 3x3 matrices ``(..., 3, 3)`` by the rule of Sarrus (no LAPACK
+    call per matrix: cheaper than ``np.linalg.det`` for these batches)."""
+    return (
+        m[..., 0, 0] * (m[..., 1, 1] * m[..., 2, 2] - m[..., 1, 2] * m[..., 2, 1])
+        - m[..., 0, 1] * (m[..., 1, 0] * m[..., 2, 2] - m[..., 1, 2] * m[..., 2, 0])
+        + m[..., 0, 2] * (m[..., 1, 0] * m[..., 2, 1] - m[..., 1, 1] * m[..., 2, 0])
+    )
+
+
 def _proper(u: np.ndarray, s: np.ndarray, v: np.ndarray) -> None:
     """In place: make ``u`` and ``v`` rotations (det +1) by flipping the column of the
     smallest singular value together with its sign (``u diag(s) v^T`` unchanged)."""
     for mat in (u, v):
-        bad = np.linalg.det(mat) < 0.0
+        bad = _det3(mat) < 0.0
         if bad.any():
             k = np.argmin(np.abs(s[bad]), axis=-1)
             rows = np.flatnonzero(bad)
@@ -105,7 +116,7 @@ def _align(u, s, v, u0, v0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         g = np.einsum("nki,nkj->nij", v[has], v0[has]) * group[has]
         gu, _gs, gvt = np.linalg.svd(g)
         r = gu @ gvt
-        ok = np.linalg.det(r) > 0.0
+        ok = _det3(r) > 0.0
         idx = np.flatnonzero(has)[ok]
         u[idx] = u[idx] @ r[ok]
         v[idx] = v[idx] @ r[ok]
@@ -133,56 +144,93 @@ def _relative_alignment(u, v, u0, v0) -> tuple[np.ndarray, np.ndarray]:
     return perm, np.where(dots < 0.0, -1.0, 1.0)
 
 
-def _aligned_all(u_svd, s_svd, v_svd, small_inner: bool):
-    """Every frame's SVD aligned to the one before, all at once when no singular value
-    repeats at any frame (then a frame's axis order and signs follow from the previous
-    frame's by composing each step's relative permutation and signs: a loop over frames
-    of integer index arithmetic only), made proper rotations; None otherwise (the
-    caller aligns frame by frame)."""
+def _aligned_path(u_svd, s_svd, v_svd, m3, small_inner: bool):
+    """Every frame's SVD aligned to the one before for all nodes at once, repeated
+    singular values included: ``(u, s, v, ok)``, ``ok (N,)`` False for the nodes whose
+    aligned bases change handedness along the path (the caller aligns those frame by
+    frame, :func:`_frame_by_frame`).
+
+    Each frame's bases are made proper first (:func:`_proper`, every frame at once);
+    aligned, they are ``u_svd @ Q``, ``v_svd @ Q`` with ``Q (T, N, 3, 3)`` orthogonal.
+    Where neither a frame nor the one before has repeated singular values, ``Q_t`` is
+    the step's signed permutation (the previous frame's raw SVD matched, computed for
+    every frame at once) times ``Q_{t-1}``: the products of all steps are computed at
+    once (by doubling: log2(T) batched products; signed permutations multiply
+    exactly). Where one of them has, :func:`_align` matches the previous frame's
+    aligned bases (a rotation inside the repeated values is no permutation: it cannot
+    be composed) and the products restart from there; only those frames are looped
+    over (a rig unscaled at its first frame: one or two). ``s`` is ``diag(u^T M v)``
+    (exact where values differ; where they repeat, the least-squares diagonal)."""
     t_count, n = s_svd.shape[:2]
-    if _repeated(s_svd).any():
-        return None
+    u_raw, s_raw, v_raw = u_svd.copy(), s_svd.copy(), v_svd.copy()
+    flat = (t_count * n, 3, 3)
+    u_flat, s_flat, v_flat = u_raw.reshape(flat), s_raw.reshape(t_count * n, 3), v_raw.reshape(flat)
+    _proper(u_flat, s_flat, v_flat)  # views: in place
+    rep = _repeated(s_raw)  # (T, N)
+    q = np.empty((t_count, n, 3, 3))
     if small_inner:  # the first frame as the frame-by-frame path picks it
         u0, s0, v0 = _align(
-            u_svd[0], s_svd[0], v_svd[0], np.zeros_like(u_svd[0]), np.broadcast_to(np.eye(3), v_svd[0].shape)
+            u_raw[0].copy(),
+            s_raw[0].copy(),
+            v_raw[0].copy(),
+            np.zeros_like(u_raw[0]),
+            np.broadcast_to(np.eye(3), v_raw[0].shape),
         )
-        perm0, sign0 = _relative_alignment(u_svd[0], v_svd[0], u0, v0)
+        _proper(u0, s0, v0)
+        q[0] = np.swapaxes(v_raw[0], -2, -1) @ v0
     else:
-        perm0, sign0 = np.broadcast_to(np.arange(3), (n, 3)).copy(), np.ones((n, 3))
-    flat = (t_count - 1) * n
-    rel_perm, rel_sign = _relative_alignment(
-        u_svd[1:].reshape(flat, 3, 3),
-        v_svd[1:].reshape(flat, 3, 3),
-        u_svd[:-1].reshape(flat, 3, 3),
-        v_svd[:-1].reshape(flat, 3, 3),
-    )
-    rel_perm, rel_sign = rel_perm.reshape(t_count - 1, n, 3), rel_sign.reshape(t_count - 1, n, 3)
-    perm = np.empty((t_count, n, 3), dtype=np.int64)
-    sign = np.empty((t_count, n, 3))
-    perm[0], sign[0] = perm0, sign0
-    rows = np.arange(n)[:, None]
-    for t in range(1, t_count):  # aligned_t[:, i] = raw_t[:, perm_t[i]] * sign_t[i]
-        perm[t] = rel_perm[t - 1][rows, perm[t - 1]]
-        sign[t] = rel_sign[t - 1][rows, perm[t - 1]] * sign[t - 1]
-    tt = np.arange(t_count)[:, None, None]
-    nn = np.arange(n)[None, :, None]
-    u = np.swapaxes(np.swapaxes(u_svd, -2, -1)[tt, nn, perm], -2, -1) * sign[..., None, :]
-    v = np.swapaxes(np.swapaxes(v_svd, -2, -1)[tt, nn, perm], -2, -1) * sign[..., None, :]
-    s = s_svd[tt, nn, perm]
-    # Proper rotations: along an aligned path det(u), det(v) keep their sign, so each
-    # node flips one column (its smallest singular value's at the first frame) at
-    # every frame, with that value's sign: no flip moving from column to column.
-    rows = np.arange(n)
-    for mat in (u, v):
-        negative = np.linalg.det(mat) < 0.0  # (T, N)
-        if (negative != negative[:1]).any():
-            return None
-        bad = rows[negative[0]]
-        if len(bad):
-            k = np.argmin(np.abs(s[0, bad]), axis=-1)
-            mat[:, bad, :, k] *= -1.0
-            s[:, bad, k] *= -1.0
-    return u, s, v
+        q[0] = np.eye(3)
+    if t_count > 1:
+        step = ((t_count - 1) * n, 3, 3)
+        perm, sign = _relative_alignment(
+            u_raw[1:].reshape(step), v_raw[1:].reshape(step), u_raw[:-1].reshape(step), v_raw[:-1].reshape(step)
+        )
+        rel = np.zeros(step)  # raw_t @ rel ~ raw_{t-1}: rel[perm[c], c] = sign[c]
+        rel[np.arange(step[0])[:, None], perm, np.arange(3)[None, :]] = sign
+        rel = rel.reshape(t_count - 1, n, 3, 3)
+        # prefix[t] = rel[t-1] @ ... @ rel[0] (prefix[0] = I): by doubling, log2(T) products
+        prefix = np.concatenate([np.broadcast_to(np.eye(3), (1, n, 3, 3)), rel])
+        d = 1
+        while d < t_count:
+            prefix[d:] = prefix[d:] @ prefix[:-d]
+            d *= 2
+        # Between frames next to repeated values, q[t] = prefix[t] @ anchor: the anchor is
+        # set at the first frame and at every such frame s (prefix[s]^T @ q[s], :func:`_align`).
+        special = np.zeros((t_count, n), dtype=bool)
+        special[1:] = rep[1:] | rep[:-1]
+        anchor = np.empty((t_count, n, 3, 3))
+        anchor[0] = q[0]
+        for t in np.flatnonzero(special.any(axis=1)):
+            idx = np.flatnonzero(special[t])
+            last = np.where(special[:t, idx], np.arange(t)[:, None], 0).max(axis=0)  # their anchors so far
+            prev = prefix[t - 1, idx] @ anchor[last, idx]
+            _u, _s, v = _align(
+                u_raw[t, idx], s_raw[t, idx], v_raw[t, idx], u_raw[t - 1, idx] @ prev, v_raw[t - 1, idx] @ prev
+            )
+            anchor[t, idx] = np.swapaxes(prefix[t, idx], -2, -1) @ np.swapaxes(v_raw[t, idx], -2, -1) @ v
+        frame = np.arange(t_count)[:, None]
+        last = np.maximum.accumulate(np.where(special, frame, 0), axis=0)  # (T, N): each frame's anchor
+        q = prefix @ anchor[last, np.arange(n)[None, :]]
+    u, v = u_raw @ q, v_raw @ q
+    s = np.einsum("tnki,tnkl,tnli->tni", u, m3, v)
+    ok = (_det3(u) > 0.0).all(axis=0) & (_det3(v) > 0.0).all(axis=0)
+    return u, s, v, ok
+
+
+def _frame_by_frame(u_svd, s_svd, v_svd, small_inner: bool):
+    """The reference alignment, one frame after the other (batch over nodes): each
+    frame's SVD aligned to the previous frame's aligned bases, then made proper."""
+    t_count = len(s_svd)
+    u_all, s_all, v_all = np.empty_like(u_svd), np.empty_like(s_svd), np.empty_like(v_svd)
+    for t in range(t_count):
+        u, s, v = u_svd[t].copy(), s_svd[t].copy(), v_svd[t].copy()
+        if t:
+            u, s, v = _align(u, s, v, u_all[t - 1], v_all[t - 1])
+        elif small_inner:  # the first frame: the SVD whose inner rotation is nearest the identity
+            u, s, v = _align(u, s, v, np.zeros_like(u), np.broadcast_to(np.eye(3), v.shape))
+        _proper(u, s, v)
+        u_all[t], s_all[t], v_all[t] = u, s, v
+    return u_all, s_all, v_all
 
 
 def continuous_split(local: np.ndarray, *, small_inner: bool = False) -> tuple[core.TRS, core.TRS]:
@@ -190,32 +238,20 @@ def continuous_split(local: np.ndarray, *, small_inner: bool = False) -> tuple[c
     ``(outer, inner)`` batches ``(T, N)`` with ``outer.to_matrix() @ inner.to_matrix()
     == local`` (to about ``REPEATED`` times the scale where singular values repeat,
     ~1e-15 elsewhere), continuous in time (see the module docstring). ``inner`` has no
-    translation and unit scale: only its rotation animates. Nodes whose singular values
-    never repeat are aligned all frames at once (:func:`_aligned_all`), the others
-    frame by frame."""
+    translation and unit scale: only its rotation animates. Every node is aligned
+    along the whole path at once (:func:`_aligned_path`); a node whose bases would
+    change handedness on the way is aligned frame by frame (:func:`_frame_by_frame`)."""
     m = np.asarray(local, dtype=np.float64)
     t_count, n = m.shape[:2]
-    u_svd, s_svd, vt_svd = np.linalg.svd(m[..., :3, :3])  # every frame at once; aligned below
+    m3 = m[..., :3, :3]
+    u_svd, s_svd, vt_svd = np.linalg.svd(m3)  # every frame at once; aligned below
     v_svd = np.swapaxes(vt_svd, -2, -1)
-    u_all = np.empty((t_count, n, 3, 3))
-    v_all = np.empty((t_count, n, 3, 3))
-    s_all = np.empty((t_count, n, 3))
-    # Nodes whose singular values never repeat: all frames at once; the others frame by frame.
-    fast = ~_repeated(s_svd).any(axis=0) if t_count > 1 else np.zeros(n, dtype=bool)
-    done = _aligned_all(u_svd[:, fast], s_svd[:, fast], v_svd[:, fast], small_inner) if fast.any() else None
-    if done is None:
-        fast[:] = False
-    else:
-        u_all[:, fast], s_all[:, fast], v_all[:, fast] = done
-    slow = np.flatnonzero(~fast)
-    for t in range(t_count) if len(slow) else ():
-        u, s, v = u_svd[t, slow], s_svd[t, slow], v_svd[t, slow]
-        if t:
-            u, s, v = _align(u, s, v, u_all[t - 1, slow], v_all[t - 1, slow])
-        elif small_inner:  # the first frame: the SVD whose inner rotation is nearest the identity
-            u, s, v = _align(u, s, v, np.zeros_like(u), np.broadcast_to(np.eye(3), v.shape))
-        _proper(u, s, v)
-        u_all[t, slow], s_all[t, slow], v_all[t, slow] = u, s, v
+    u_all, s_all, v_all, ok = _aligned_path(u_svd, s_svd, v_svd, m3, small_inner)
+    if not ok.all():
+        slow = np.flatnonzero(~ok)
+        u_all[:, slow], s_all[:, slow], v_all[:, slow] = _frame_by_frame(
+            u_svd[:, slow], s_svd[:, slow], v_svd[:, slow], small_inner
+        )
     q_outer = continuous_quaternions(core.matrix_to_quat(u_all))
     q_inner = continuous_quaternions(core.matrix_to_quat(np.swapaxes(v_all, -2, -1)))
     outer = core.TRS(m[..., :3, 3], q_outer, s_all)

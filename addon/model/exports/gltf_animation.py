@@ -36,9 +36,14 @@ def read_accessor(gltf: Gltf, index: int) -> np.ndarray:
     count = acc["count"]
     start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
     stride = view.get("byteStride", 0) or dtype.itemsize * width
-    raw = np.frombuffer(gltf.binary, dtype=np.uint8, count=stride * (count - 1) + dtype.itemsize * width, offset=start)
-    rows = np.lib.stride_tricks.as_strided(raw, (count, dtype.itemsize * width), (stride, 1)).copy()
-    out = rows.view(dtype).reshape(count, width).astype(np.float64)
+    if stride == dtype.itemsize * width and start % dtype.itemsize == 0:  # tightly packed: one read
+        out = np.frombuffer(gltf.binary, dtype=dtype, count=count * width, offset=start).reshape(count, width)
+        out = out.astype(np.float64)
+    else:
+        size = stride * (count - 1) + dtype.itemsize * width
+        raw = np.frombuffer(gltf.binary, dtype=np.uint8, count=size, offset=start)
+        rows = np.lib.stride_tricks.as_strided(raw, (count, dtype.itemsize * width), (stride, 1)).copy()
+        out = rows.view(dtype).reshape(count, width).astype(np.float64)
     if acc.get("normalized") and acc["componentType"] in _NORMALIZE:
         out = np.maximum(out / _NORMALIZE[acc["componentType"]], -1.0)
     return out
@@ -97,45 +102,58 @@ class Track:
 
     def sample(self, t) -> np.ndarray:
         """Values at times ``t (M,)`` seconds: ``(M, C)`` (rotations ``w, x, y, z``, unit)."""
-        t = np.asarray(t, dtype=np.float64).reshape(-1)
-        times, v, k = self.times, self.values, len(self.times)
-        key = v[:, 1] if self.interpolation == "CUBICSPLINE" else v
-        if k == 1:
-            out = np.broadcast_to(key[0], (len(t), key.shape[-1])).copy()
-        elif self.interpolation == "STEP":
-            out = key[np.clip(np.searchsorted(times, t, side="right") - 1, 0, k - 1)]
+        return sample_keys(self.times, self.values, self.interpolation, self.path, t)
+
+
+def sample_keys(times: np.ndarray, v: np.ndarray, interpolation: str, path: str, t) -> np.ndarray:
+    """Channels sharing the key ``times (K,)``: ``v (K, ..., C)`` (``(K, 3, ..., C)`` for
+    CUBICSPLINE: in-tangent, value, out-tangent; rotations ``w, x, y, z``) at times
+    ``t (M,)`` seconds: ``(M, ..., C)`` (rotations unit)."""
+    t = np.asarray(t, dtype=np.float64).reshape(-1)
+    k = len(times)
+    key = v[:, 1] if interpolation == "CUBICSPLINE" else v
+    if k == 1:
+        out = np.broadcast_to(key[0], (len(t), *key.shape[1:])).copy()
+    elif interpolation == "STEP":
+        out = key[np.clip(np.searchsorted(times, t, side="right") - 1, 0, k - 1)]
+    else:
+        i = np.clip(np.searchsorted(times, t, side="right") - 1, 0, k - 2)
+        dt = times[i + 1] - times[i]
+        lift = (len(t),) + (1,) * (key.ndim - 1)  # (M, 1, ..., 1): broadcast over the channels
+        s = np.clip((t - times[i]) / np.where(dt > 0, dt, 1.0), 0.0, 1.0).reshape(lift)
+        if interpolation == "CUBICSPLINE":
+            s2, s3, dt = s * s, s * s * s, dt.reshape(lift)
+            out = (
+                (2 * s3 - 3 * s2 + 1) * key[i]
+                + (s3 - 2 * s2 + s) * dt * v[i, 2]
+                + (-2 * s3 + 3 * s2) * key[i + 1]
+                + (s3 - s2) * dt * v[i + 1, 0]
+            )
+        elif path == "rotation":
+            out = _slerp(key[i], key[i + 1], s)
         else:
-            i = np.clip(np.searchsorted(times, t, side="right") - 1, 0, k - 2)
-            dt = times[i + 1] - times[i]
-            s = np.clip((t - times[i]) / np.where(dt > 0, dt, 1.0), 0.0, 1.0)[:, None]
-            if self.interpolation == "CUBICSPLINE":
-                s2, s3 = s * s, s * s * s
-                out = (
-                    (2 * s3 - 3 * s2 + 1) * key[i]
-                    + (s3 - 2 * s2 + s) * dt[:, None] * v[i, 2]
-                    + (-2 * s3 + 3 * s2) * key[i + 1]
-                    + (s3 - s2) * dt[:, None] * v[i + 1, 0]
-                )
-            elif self.path == "rotation":
-                out = slerp(key[i], key[i + 1], s[:, 0])
-            else:
-                out = (1 - s) * key[i] + s * key[i + 1]
-        if self.path == "rotation":
-            out = out / np.linalg.norm(out, axis=-1, keepdims=True)
-        return out
+            out = (1 - s) * key[i] + s * key[i + 1]
+    if path == "rotation":
+        out = out / np.linalg.norm(out, axis=-1, keepdims=True)
+    return out
+
+
+def _slerp(a: np.ndarray, b: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """:func:`slerp` of ``(M, ..., 4)`` quaternions at ``s`` broadcast to ``(M, ..., 1)``."""
+    d = np.sum(a * b, axis=-1, keepdims=True)
+    b = np.where(d < 0, -b, b)
+    angle = np.arccos(np.clip(np.abs(d), -1.0, 1.0))
+    sin = np.sin(angle)
+    small = sin < 1e-9
+    safe = np.where(small, 1.0, sin)
+    wa = np.where(small, 1 - s, np.sin((1 - s) * angle) / safe)
+    wb = np.where(small, s, np.sin(s * angle) / safe)
+    return wa * a + wb * b
 
 
 def slerp(a: np.ndarray, b: np.ndarray, s: np.ndarray) -> np.ndarray:
     """Shortest-arc spherical interpolation of unit quaternions ``(M, 4)`` at ``s (M,)``."""
-    d = np.einsum("mi,mi->m", a, b)
-    b = np.where(d[:, None] < 0, -b, b)
-    d = np.abs(d)
-    angle = np.arccos(np.clip(d, -1.0, 1.0))
-    sin = np.sin(angle)
-    small = sin < 1e-9
-    wa = np.where(small, 1 - s, np.sin((1 - s) * angle) / np.where(small, 1.0, sin))
-    wb = np.where(small, s, np.sin(s * angle) / np.where(small, 1.0, sin))
-    return wa[:, None] * a + wb[:, None] * b
+    return _slerp(np.asarray(a), np.asarray(b), np.asarray(s, dtype=np.float64)[:, None])
 
 
 def _animations(gltf: Gltf, animation: int | None) -> list[dict]:
@@ -159,6 +177,25 @@ def tracks(gltf: Gltf, animation: int | None = None) -> dict[tuple[int, str], Tr
             out[(target["node"], target["path"])] = Track(
                 times, values, sampler.get("interpolation", "LINEAR"), target["path"]
             )
+    return out
+
+
+def _channel_groups(gltf: Gltf, animation: int | None) -> dict[tuple, list[tuple[int, int]]]:
+    """The channels :func:`tracks` reads (the last one of a node and path wins), grouped
+    by ``(path, interpolation, input accessor)``: ``[(node, output accessor)]`` each,
+    sampled together (an exporter shares one key-time accessor between channels)."""
+    last: dict[tuple[int, str], tuple] = {}
+    for anim in _animations(gltf, animation):
+        for ch in anim.get("channels", []):
+            target = ch.get("target", {})
+            if target.get("path") not in PATHS or "node" not in target:
+                continue
+            sampler = anim["samplers"][ch["sampler"]]
+            group = (target["path"], sampler.get("interpolation", "LINEAR"), sampler["input"])
+            last[(target["node"], target["path"])] = (group, sampler["output"])
+    out: dict[tuple, list[tuple[int, int]]] = {}
+    for (node, _path), (group, output) in last.items():
+        out.setdefault(group, []).append((node, output))
     return out
 
 
@@ -188,8 +225,15 @@ def local_matrices_at(gltf: Gltf, times, animation: int | None = None) -> np.nda
     }
     fields = {k: np.repeat(v.reshape(1, n, -1), m, axis=0) for k, v in fields.items()}
     fields["rotation"] = fields["rotation"][..., [3, 0, 1, 2]]  # file x, y, z, w -> w, x, y, z
-    for (j, path), track in tracks(gltf, animation).items():
-        fields[path][:, j] = track.sample(times)
+    for (path, interpolation, first), group in _channel_groups(gltf, animation).items():
+        nodes_in, outputs = zip(*group, strict=True)
+        values = np.stack([read_accessor(gltf, out) for out in outputs], axis=1)  # (K or 3K, G, C)
+        key_t = read_accessor(gltf, first).reshape(-1)
+        if interpolation == "CUBICSPLINE":
+            values = values.reshape(len(key_t), 3, *values.shape[1:])
+        if path == "rotation":
+            values = values[..., [3, 0, 1, 2]]
+        fields[path][:, list(nodes_in)] = sample_keys(key_t, values, interpolation, path, times)
     out = core.TRS(fields["translation"], fields["rotation"], fields["scale"]).to_matrix()
     for j, node in enumerate(nodes):
         if "matrix" in node:  # glTF: a node with a matrix is never animated

@@ -26,12 +26,18 @@ from ..blender_output import run_exporter
 from ..frames import read_frames, timeline_range
 from ..gltf_export import export_gltf, gltf_conversion
 from .gltf_hook import HookSettings, engine_ignored, keep_shear_in_file
+from .gltf_modes import PER_ANIMATION, AnimationState
 
 
-def export_gltf_frames(filepath: str, frame_range: FrameRange, *, y_up: bool = True) -> None:
-    """Blender's glTF exporter with the scene's timeline sampled at ``frame_range``
-    (one animation, keys at ``frame / fps`` seconds, objects' rest transforms at the
-    current frame). The scene's range and frame are restored."""
+def export_gltf_frames(
+    filepath: str, frame_range: FrameRange, *, y_up: bool = True, animation_mode: str = "SCENE"
+) -> None:
+    """Blender's glTF exporter sampled at ``frame_range`` (keys at ``frame / fps``
+    seconds, objects' rest transforms at the current frame). ``animation_mode``: the
+    exporter's ``SCENE`` (the timeline as one animation), or ``ACTIONS``,
+    ``ACTIVE_ACTIONS``, ``NLA_TRACKS`` (an animation per action or track, each sampled
+    over its own frames limited to ``frame_range``). The scene's range and frame are
+    restored."""
     with timeline_range(bpy.context.scene, frame_range):
         run_exporter(
             "glTF",
@@ -40,11 +46,11 @@ def export_gltf_frames(filepath: str, frame_range: FrameRange, *, y_up: bool = T
             export_format="GLB",
             export_yup=y_up,
             export_animations=True,
-            export_animation_mode="SCENE",
+            export_animation_mode=animation_mode,
             export_anim_scene_split_object=False,
             export_force_sampling=True,
             export_frame_step=frame_range.step,
-            export_frame_range=False,
+            export_frame_range=animation_mode != "SCENE",  # the actions' and tracks' ranges within the range
             export_anim_slide_to_zero=False,
             export_current_frame=True,
             export_rest_position_armature=False,
@@ -87,6 +93,7 @@ class AnimatedResult(NamedTuple):
     half_frame: FrameError | None  #: the same comparison at the half frames (engine interpolation)
     not_checked: list  #: (name, why): nodes checked through their joints or not corrected
     seconds: dict  #: blender_export, correct (frames read, helpers, check), half_frames
+    animations: dict = {}  #: per-animation modes: animation name -> its FrameError
 
 
 def write_gltf_frames(
@@ -97,12 +104,23 @@ def write_gltf_frames(
     y_up: bool = True,
     thresholds: Thresholds = DEFAULT,
     half_frames: bool = True,
+    animation_mode: str = "SCENE",
 ) -> AnimatedResult:
     """Export ``scene`` to the .glb ``out``, exact at every frame of ``frame_range``
     (None: a static file of the current frame), and check it. The one implementation
     behind the command line, the panel's button and the export dialog's option
     (:func:`.gltf_hook.keep_shear_in_file` corrects and checks the file Blender's
-    exporter wrote). The file is written whole or not at all; the scene is unchanged."""
+    exporter wrote). The file is written whole or not at all; the scene is unchanged.
+
+    ``animation_mode`` (with ``frame_range``): ``SCENE``, or one of the exporter's
+    per-animation modes (``ACTIONS``, ``ACTIVE_ACTIONS``, ``NLA_TRACKS``): then every
+    glTF animation is corrected and checked alone, as the export dialog's option does
+    (:func:`.gltf_hook.keep_shear_in_file` with the dialog's settings: the scene's
+    animation state saved before the export, the static pose at the current frame);
+    ``animations`` holds each one's error and no half-frame measure is taken."""
+    per_animation = animation_mode in PER_ANIMATION
+    if animation_mode != "SCENE" and (not per_animation or frame_range is None):
+        raise ExportError(f"animation mode {animation_mode} needs a frame range and is one of SCENE, {PER_ANIMATION}")
     check_writable(out)
     if scene != bpy.context.scene:
         raise ExportError(f"scene '{scene.name}' is not the current scene: Blender's exporter writes the current one")
@@ -112,13 +130,17 @@ def write_gltf_frames(
 
     def write(tmp: str) -> None:
         t0 = time.perf_counter()
+        start_frame = scene.frame_current
+        before = AnimationState(scene) if per_animation else None  # as the dialog's option saves it
         if frame_range is None:
             export_gltf(tmp, y_up=y_up)
         else:
-            export_gltf_frames(tmp, frame_range, y_up=y_up)
+            export_gltf_frames(tmp, frame_range, y_up=y_up, animation_mode=animation_mode)
         t1 = time.perf_counter()
-        settings = HookSettings(tmp, y_up, frame_range is not None, "SCENE", False, False)
-        wanted = frame_range.frames() if frame_range is not None else [scene.frame_current]
+        settings = HookSettings(
+            tmp, y_up, frame_range is not None, animation_mode, False, False, static_frame=start_frame, before=before
+        )
+        wanted = None if per_animation else frame_range.frames() if frame_range is not None else [start_frame]
         done = keep_shear_in_file(scene, settings, thresholds, wanted)
         if not done.corrected or done.error is None:
             raise ExportError(f"{out!r} could not be corrected: {done.why}")
@@ -131,7 +153,7 @@ def write_gltf_frames(
     skinned = sorted({done.keys[i][0] for i in done.skip if not done.keys[i][1]})
     not_checked += [(name, "deformed by an armature: checked through its joints") for name in skinned]
     half = None
-    if half_frames and len(frames) > 1:
+    if half_frames and len(frames) > 1 and not per_animation:
         t0 = time.perf_counter()
         fps = scene.render.fps / scene.render.fps_base
         mids = (np.asarray(frames[:-1], dtype=np.float64) + np.asarray(frames[1:])) / 2.0
@@ -139,4 +161,4 @@ def write_gltf_frames(
         conversion = gltf_conversion(y_up)
         half = animated_error(Gltf.load(out), done.keys, world, mids / fps, conversion, done.skip)
         seconds["half_frames"] = time.perf_counter() - t0
-    return AnimatedResult(done.error, frames, done.helpers, half, not_checked, seconds)
+    return AnimatedResult(done.error, frames, done.helpers, half, not_checked, seconds, done.animations)

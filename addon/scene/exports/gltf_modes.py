@@ -20,7 +20,8 @@ What each mode means here, as Blender's exporter (io_scene_gltf2) evaluates it:
 - ``ACTIVE_ACTIONS``: one animation: every animated object's active action, NLA off.
 - ``NLA_TRACKS``: a glTF animation per track, named after it: the object's active
   action off, NLA on, every track muted except that one and the tracks above it that
-  blend into it (tracks holding a non-Replace strip: the exporter groups them).
+  blend into it (tracks holding a non-Replace strip: the exporter groups them); an
+  armature's pose bones reset to rest first, as for Actions.
 - ``BROADCAST`` (every action on every object) and ``SCENE`` are not handled here.
 """
 
@@ -251,6 +252,8 @@ def _isolate(state: AnimationState, mode: str, name: str, owners: set[str], rese
             if group is None:
                 raise ExportError(f"animation '{name}': '{obj.name}' has no NLA track of that name")
             ad.action = None
+            if reset_pose_bones:  # the exporter resets pose bones before every track too
+                _reset_pose(obj)
             ad.use_nla = True
             for k, track in enumerate(ad.nla_tracks):
                 track.mute = k not in group
