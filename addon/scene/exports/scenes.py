@@ -125,17 +125,24 @@ def rig_two_takes(scene):
     return rig
 
 
+def _new_armature(scene, name: str):
+    """A new armature object ``name`` (data of the same name) linked to ``scene``, made
+    active and in Edit Mode."""
+    rig = bpy.data.objects.new(name, bpy.data.armatures.new(name))
+    scene.collection.objects.link(rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    return rig
+
+
 def ik_rig(scene, start: int = 1, end: int = 25):
     """``IKRig``: bone ``Base`` (scale animated (1,1,1) -> (1.8, 0.7, 1.2) -> (0.8, 1.3, 1)),
     ``Upper`` (its child, rest turned 35 deg about Z) and ``Lower`` (``Upper``'s
     connected child) with an IK constraint (chain of 2) reaching for ``Goal``, an
     empty moving in a loop; ``Hand`` (``Lower``'s child) copies ``Upper``'s rotation in
     local space. Linear keys; the scene range is ``start .. end``. Returns the armature."""
-    arm = bpy.data.armatures.new("IKRig")
-    rig = bpy.data.objects.new("IKRig", arm)
-    scene.collection.objects.link(rig)
-    bpy.context.view_layer.objects.active = rig
-    bpy.ops.object.mode_set(mode="EDIT")
+    rig = _new_armature(scene, "IKRig")
+    arm = rig.data
     base = arm.edit_bones.new("Base")
     base.head, base.tail = (0, 0, 0), (0, 0, 0.5)
     upper = arm.edit_bones.new("Upper")
@@ -180,11 +187,8 @@ def inherit_scale_rig(scene, start: int = 1, end: int = 25):
     each rotated 35 deg about Z in its rest pose and animated about X; ``Skin``, a box
     per child bone deformed by the armature (vertex groups, Armature modifier).
     Linear keys; the scene range is ``start .. end``. Returns the armature object."""
-    arm = bpy.data.armatures.new("Rig")
-    rig = bpy.data.objects.new("Rig", arm)
-    scene.collection.objects.link(rig)
-    bpy.context.view_layer.objects.active = rig
-    bpy.ops.object.mode_set(mode="EDIT")
+    rig = _new_armature(scene, "Rig")
+    arm = rig.data
     root = arm.edit_bones.new("Root")
     root.head, root.tail = (0, 0, 0), (0, 0, 1)
     for k, mode in enumerate(INHERIT_SCALE_MODES):
