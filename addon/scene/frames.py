@@ -149,7 +149,9 @@ class FrameReader:
         self._world_buffers = np.empty((chunk, n_obj * 16), dtype=np.float32)
         self._pose_buffers = [np.empty((chunk, count * 16), dtype=np.float32) for count in self.bone_counts]
         self.converted = 0
-        self._products = [(np.empty((4, 4 * count)), np.empty((3, 4 * count))) for count in self.bone_counts]
+        self._products = [
+            (np.empty((chunk, 4, 4 * count)), np.empty((chunk, 3, 4 * count))) for count in self.bone_counts
+        ]
         self.bone_min, self.bone_max = nodes.box_min[n_obj:], nodes.box_max[n_obj:]
         # Which boxes are read each frame: all in bulk (``box_rows`` None), a few one by
         # one, or none; the others are the first frame's.
@@ -261,30 +263,34 @@ class FrameReader:
     def _convert(self) -> None:
         """The frames read but not yet stored into ``storage[k]`` ``(4, 4, N)``, affine
         (the bottom row set to (0, 0, 0, 1) as :func:`.reading.read_nodes` does:
-        constraints leave w = 0.99999994 in float32). Bones: their armature's world
-        (Blender's, as read) times their pose matrices, the same product as the
-        single-frame reader."""
-        n_obj = len(self.objects)
+        constraints leave w = 0.99999994 in float32), all of them in one step per
+        armature. Bones: their armature's world (Blender's, as read) times their pose
+        matrices, the same product as the single-frame reader."""
+        a, b = self.converted, self.done
+        if a == b:
+            return
+        n_obj, t = len(self.objects), b - a
         chunk = len(self._world_buffers)
-        for k in range(self.converted, self.done):
-            slot, out = k % chunk, self.storage[k]
-            if n_obj:
-                # Blender's flat matrix buffers are column-major: (n, column, row) -> (row, column, n).
-                out[:, :, :n_obj] = self._world_buffers[slot].reshape(n_obj, 4, 4).T
-            at = n_obj
-            for (i, _arm), count, buffers, (pose, product) in zip(
-                self.armatures, self.bone_counts, self._pose_buffers, self._products, strict=True
-            ):
-                # pose[j, c, b] = pose_b[j, c], each matrix's bottom row (0, 0, 0, 1).
-                np.copyto(pose.reshape(4, 4, count), buffers[slot].reshape(count, 4, 4).transpose(2, 1, 0))
-                pose[3] = np.repeat(_AFFINE_ROW, count)
-                # world[r, c, b] = sum_j arm[r, j] pose_b[j, c]: one (3, 4) @ (4, 4 * count)
-                # product into the storage's layout (the bottom row is set below).
-                np.dot(out[:3, :, i], pose, out=product)
-                out[:3, :, at : at + count] = product.reshape(3, 4, count)
-                at += count
-            out[3] = _AFFINE_ROW[:, None]
-        self.converted = self.done
+        slots = slice(a % chunk, a % chunk + t)  # a chunk is converted whole, or up to the frames read
+        out = self.storage[a:b]
+        if n_obj:
+            # Blender's flat matrix buffers are column-major: (t, n, column, row) -> (t, row, column, n).
+            out[:, :, :, :n_obj] = self._world_buffers[slots].reshape(t, n_obj, 4, 4).transpose(0, 3, 2, 1)
+        at = n_obj
+        for (i, _arm), count, buffers, (pose, product) in zip(
+            self.armatures, self.bone_counts, self._pose_buffers, self._products, strict=True
+        ):
+            # pose[f, j, c, b] = pose_b[j, c] at frame f, each matrix's bottom row (0, 0, 0, 1).
+            pose = pose[:t]
+            np.copyto(pose.reshape(t, 4, 4, count), buffers[slots].reshape(t, count, 4, 4).transpose(0, 3, 2, 1))
+            pose[:, 3] = np.repeat(_AFFINE_ROW, count)
+            # world[f, r, c, b] = sum_j arm_f[r, j] pose_b[j, c]: per frame one (3, 4) @
+            # (4, 4 * count) product into the storage's layout (the bottom row is set below).
+            np.matmul(out[:, :3, :, i], pose, out=product[:t])
+            out[:, :3, :, at : at + count] = product[:t].reshape(t, 3, 4, count)
+            at += count
+        out[:, 3] = _AFFINE_ROW[:, None]
+        self.converted = b
 
     def step(self) -> bool:
         """Read the next frame; True once every frame is read (the scene is then back on
