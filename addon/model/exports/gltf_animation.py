@@ -166,18 +166,21 @@ def tracks(gltf: Gltf, animation: int | None = None) -> dict[tuple[int, str], Tr
     exporter's Scene mode splits one timeline into an animation per object). Weights
     channels are left out."""
     out = {}
+    for node, path, sampler in _channels(gltf, animation):
+        times = read_accessor(gltf, sampler["input"])
+        values = read_accessor(gltf, sampler["output"])
+        out[(node, path)] = Track(times, values, sampler.get("interpolation", "LINEAR"), path)
+    return out
+
+
+def _channels(gltf: Gltf, animation: int | None):
+    """``(node, path, sampler)`` of every translation, rotation and scale channel of one
+    animation, or of all of them, in the file's order."""
     for anim in _animations(gltf, animation):
         for ch in anim.get("channels", []):
             target = ch.get("target", {})
-            if target.get("path") not in PATHS or "node" not in target:
-                continue
-            sampler = anim["samplers"][ch["sampler"]]
-            times = read_accessor(gltf, sampler["input"])
-            values = read_accessor(gltf, sampler["output"])
-            out[(target["node"], target["path"])] = Track(
-                times, values, sampler.get("interpolation", "LINEAR"), target["path"]
-            )
-    return out
+            if target.get("path") in PATHS and "node" in target:
+                yield target["node"], target["path"], anim["samplers"][ch["sampler"]]
 
 
 def _channel_groups(gltf: Gltf, animation: int | None) -> dict[tuple, list[tuple[int, int]]]:
@@ -185,14 +188,9 @@ def _channel_groups(gltf: Gltf, animation: int | None) -> dict[tuple, list[tuple
     by ``(path, interpolation, input accessor)``: ``[(node, output accessor)]`` each,
     sampled together (an exporter shares one key-time accessor between channels)."""
     last: dict[tuple[int, str], tuple] = {}
-    for anim in _animations(gltf, animation):
-        for ch in anim.get("channels", []):
-            target = ch.get("target", {})
-            if target.get("path") not in PATHS or "node" not in target:
-                continue
-            sampler = anim["samplers"][ch["sampler"]]
-            group = (target["path"], sampler.get("interpolation", "LINEAR"), sampler["input"])
-            last[(target["node"], target["path"])] = (group, sampler["output"])
+    for node, path, sampler in _channels(gltf, animation):
+        group = (path, sampler.get("interpolation", "LINEAR"), sampler["input"])
+        last[(node, path)] = (group, sampler["output"])
     out: dict[tuple, list[tuple[int, int]]] = {}
     for (node, _path), (group, output) in last.items():
         out.setdefault(group, []).append((node, output))
