@@ -227,11 +227,12 @@ def _key_bones(rig, action, keyed: dict, frames: list[int]) -> None:
 
 def _new_curve(action, owner, data_path: str, index: int, group: str):
     """A new F-curve of ``action`` (assigned to ``owner``) in the group ``group``:
-    through the action's slot and channel bag (Blender 4.4+), or the legacy list."""
+    through the action's slot and channel bag (Blender 5.0+, where the legacy list is
+    gone), or the legacy list (up to 4.5: 4.4 and 4.5 have no ``group_name`` there)."""
     ensure = getattr(action, "fcurve_ensure_for_datablock", None)
-    if ensure is not None:
+    if ensure is not None and not hasattr(action, "fcurves"):
         return ensure(owner, data_path, index=index, group_name=group)
-    return action.fcurves.new(data_path, index=index, action_group=group)  # pragma: no cover - Blender < 4.4
+    return action.fcurves.new(data_path, index=index, action_group=group)
 
 
 def _fill(fc, frames: list[int], values: np.ndarray) -> None:
