@@ -252,11 +252,11 @@ def test_generated_rigify_rig_with_squash_and_stretch_is_exact(empty_scene, tmp_
 
 
 def test_the_shear_prefilter_chooses_what_needs_split_chooses():
-    """The export runs needs_split only where the columns lean: the same choice as
-    needs_split on every node, across TRS matrices (no shear, any scale), shear just
+    """needs_split runs its rule only where the columns lean: the same choice as the
+    rule on every node, across TRS matrices (no shear, any scale), shear just
     under and over the floor, strong shear, and zero-scale axes, under random parents."""
     from hierarchy_inspector import core
-    from hierarchy_inspector.addon.model.exports.animated_gltf import needs_split
+    from hierarchy_inspector.addon.model.exports.animated_gltf import needs_split, split_rule
     from hierarchy_inspector.addon.model.thresholds import DEFAULT, LOCAL_SHEAR_FLOOR_DEG
 
     rng = np.random.default_rng(7)
@@ -272,8 +272,8 @@ def test_the_shear_prefilter_chooses_what_needs_split_chooses():
     local = local @ shear
     local[:, kind == 5, :3, 2] = 0.0  # a collapsed axis
     parent = core.TRS(rng.normal(size=(t, n, 3)), q[::-1], np.exp(rng.normal(size=(t, n, 3)))).to_matrix()
-    expected = needs_split(local, parent, DEFAULT)
-    chosen = fbx_export._needs_split(local, parent, DEFAULT)
+    expected = split_rule(local, parent, DEFAULT)
+    chosen = needs_split(local, parent, DEFAULT)
     np.testing.assert_array_equal(chosen, expected)
     assert expected[kind == 4].all() and not expected[kind == 0].any()  # the cases are not all alike
 

@@ -74,7 +74,24 @@ def needs_split(local: np.ndarray, parent_world: np.ndarray, thresholds: Thresho
     inverting the parent's world amplifies, the inspection's own rule) and either over
     the threshold or costing more than :data:`SPLIT_TOLERANCE` relative if dropped.
     Float32 noise in deep, strongly scaled chains is left alone: splitting it adds
-    nodes and, in exporters that recompose locals in float32 (FBX), error."""
+    nodes and, in exporters that recompose locals in float32 (FBX), error.
+
+    The rule runs only on the nodes whose columns lean by more than half the floor at
+    some frame (the angles between the columns are the decomposition's shear angles,
+    measured without the decomposition and the parents' singular values: a Rigify rig's
+    1,088 nodes x 60 frames cost 0.3 s in full, most of them with no shear at all)."""
+    out = np.zeros(local.shape[1], dtype=bool)
+    if not local.size:
+        return out
+    leaning = np.flatnonzero(np.abs(core.shear_angles(local)).max(axis=(0, -1)) > LOCAL_SHEAR_FLOOR_DEG / 2)
+    if len(leaning):
+        out[leaning] = split_rule(local[:, leaning], parent_world[:, leaning], thresholds)
+    return out
+
+
+def split_rule(local: np.ndarray, parent_world: np.ndarray, thresholds: Thresholds = DEFAULT) -> np.ndarray:
+    """:func:`needs_split`'s rule on every one of the local matrices ``(T, M, 4, 4)``
+    (no prefilter): ``(M,)``."""
     d = core.decompose(local)
     shear = np.abs(d.shear_deg).max(axis=-1)  # (T, M)
     out = np.zeros(shear.shape[1], dtype=bool)

@@ -33,7 +33,7 @@ from ...model.exports.fbx_check import FbxError, compare, prepare_next, start_re
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with
-from ...model.thresholds import DEFAULT, LOCAL_SHEAR_FLOOR_DEG, Thresholds
+from ...model.thresholds import DEFAULT, Thresholds
 from ..blender_output import run_exporter
 from ..edits.editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, action_fcurves, parent_matrix, to_blender
 from ..frames import read_frames, timeline_range
@@ -71,22 +71,6 @@ def _key(obj, frames, trs: core.TRS) -> None:
         setattr(obj, path, value[0].tolist())
         obj.keyframe_insert(path, frame=frames[0])
     fbx_bones.fill_keys(obj.animation_data.action, values, list(frames))
-
-
-def _needs_split(local: np.ndarray, parent_world: np.ndarray, thresholds: Thresholds) -> np.ndarray:
-    """:func:`needs_split` ``(N,)`` of the local matrices ``(T, N, 4, 4)``, run only on
-    the nodes whose columns lean by more than half its shear floor at some frame (the
-    angles between the columns are the decomposition's shear angles, measured without
-    the decomposition and the parents' singular values: a Rigify rig's 1,088 nodes x 60
-    frames cost 0.3 s that way, most of them with no shear at all)."""
-    needs = np.zeros(local.shape[1], dtype=bool)
-    if not local.size:
-        return needs
-    leaning = np.abs(core.shear_angles(local)).max(axis=(0, -1)) > LOCAL_SHEAR_FLOOR_DEG / 2
-    candidates = np.flatnonzero(leaning)
-    if len(candidates):
-        needs[candidates] = needs_split(local[:, candidates], parent_world[:, candidates], thresholds)
-    return needs
 
 
 def _curves(obj) -> list:
@@ -201,7 +185,7 @@ def _write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thre
     parent_world = np.where(has[None, :, None, None], world[:, np.maximum(parents, 0)], np.eye(4))
     inverse, _singular = core.affine_inverse(parent_world)
     local = (inverse @ world)[keep]
-    needs = _needs_split(local, parent_world[keep], thresholds)
+    needs = needs_split(local, parent_world[keep], thresholds)
     skinned, _listed = engine_ignored(scene)
     split: list[int] = []
     bones: dict[str, list[tuple[str, int]]] = {}
