@@ -35,7 +35,7 @@ from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with
 from ...model.thresholds import DEFAULT, Thresholds
 from ..blender_output import run_exporter
-from ..edits.editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, action_fcurves, parent_matrix, to_blender
+from ..edits.editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, parent_matrix, to_blender
 from ..frames import read_frames, timeline_range
 from . import fbx_bones
 from .gltf_hook import engine_ignored
@@ -71,10 +71,6 @@ def _key(obj, frames, trs: core.TRS) -> None:
         setattr(obj, path, value[0].tolist())
         obj.keyframe_insert(path, frame=frames[0])
     fbx_bones.fill_keys(obj.animation_data.action, values, list(frames))
-
-
-def _curves(obj) -> list:
-    return action_fcurves(obj.animation_data.action if obj.animation_data else None)
 
 
 def _apply(scene, series, frames, split: list[int], outer: core.TRS, inner: core.TRS) -> list[_Edit]:
