@@ -75,9 +75,10 @@ class FrameFields(NamedTuple):
 class _Levels:
     """Node-frames sorted by depth: level ``d`` is ``starts[d]:starts[d + 1]`` (frame-major,
     then the level's nodes). ``order (M,)``: each sorted position's flat index ``t * N + i``
-    into the caller's ``(T, N)`` arrays (``frames[t']``, ``nodes[i']``); ``out (M,)`` its
-    index ``t' * N' + i'`` in the result; ``parent_pos (M - roots,)`` the sorted position of
-    each non-root's parent."""
+    into the caller's ``(T, N)`` arrays (``frames[t']``, ``nodes[i']``); ``start (M,)`` the
+    same node-frame's index ``t * 16 N + i`` into a ``(T, 4, 4, N)`` storage (its first
+    entry); ``out (M,)`` its index ``t' * N' + i'`` in the result; ``parent_pos (M - roots,)``
+    the sorted position of each non-root's parent."""
 
     def __init__(self, hierarchy: Hierarchy, frames: np.ndarray, nodes: np.ndarray, n_all: int):
         n = len(hierarchy)
@@ -89,16 +90,18 @@ class _Levels:
         rank[by_depth] = np.arange(n) - first[depth[by_depth]]
         steps = np.arange(len(frames), dtype=np.int64)
         self.starts = len(frames) * first
-        order, out, parent_pos = [], [], []
+        order, start, out, parent_pos = [], [], [], []
         for d in range(len(counts)):
             level = by_depth[first[d] : first[d + 1]]
             order.append((frames[:, None] * n_all + nodes[level][None, :]).ravel())
+            start.append((frames[:, None] * (16 * n_all) + nodes[level][None, :]).ravel())
             out.append((steps[:, None] * n + level[None, :]).ravel())
             if d:
                 above = self.starts[d - 1] + steps[:, None] * counts[d - 1]
                 parent_pos.append((above + rank[parents[level]][None, :]).ravel())
         empty = np.zeros(0, dtype=np.int64)
         self.order = np.concatenate(order) if order else empty
+        self.start = np.concatenate(start) if start else empty
         self.out = np.concatenate(out) if out else empty
         self.parent_pos = np.concatenate(parent_pos) if parent_pos else empty
         self.roots = int(self.starts[1]) if len(self.starts) > 1 else 0
@@ -265,8 +268,8 @@ def _models(frame: np.ndarray, scale: np.ndarray, translation: np.ndarray, paren
     np.multiply(parent[24:27], scale, out=out[24:27])
 
 
-def _rows(world: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """The SoA rows ``(12, M)`` of ``world (T, N, 4, 4)`` at flat indices ``order``.
+def _rows(world: np.ndarray, levels: _Levels) -> np.ndarray:
+    """The SoA rows ``(12, M)`` of ``world (T, N, 4, 4)`` at the node-frames of ``levels``.
 
     Storage ``(T, 4, 4, N)`` (``world`` its transposed view, as the scene layer reads
     ranges) is gathered row by row; any other layout through ``(M, 16)`` rows."""
@@ -274,12 +277,13 @@ def _rows(world: np.ndarray, order: np.ndarray) -> np.ndarray:
     storage = world.transpose(0, 2, 3, 1)
     if storage.flags.c_contiguous:
         flat = storage.reshape(-1)
-        start = (order // n) * (16 * n) + order % n
-        out = np.empty((12, len(order)))
+        out = np.empty((12, len(levels.start)))
+        at = np.empty_like(levels.start)
         for k, entry in enumerate(_ROWS):
-            np.take(flat, start + int(entry) * n, out=out[k])
+            np.add(levels.start, int(entry) * n, out=at)
+            np.take(flat, at, out=out[k])
         return out
-    return np.take(world.reshape(t_count * n, 16), order, axis=0)[:, _ROWS].T.copy()
+    return np.take(world.reshape(t_count * n, 16), levels.order, axis=0)[:, _ROWS].T.copy()
 
 
 def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, nodes=None) -> FrameFields:
@@ -303,7 +307,7 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
         raise InputError(f"hierarchy: {hierarchy.max_depth + 1} levels, more than {MAX_LEVELS}", "hierarchy")
     levels = _Levels(hierarchy, frames, nodes, n_all)
     order, m = levels.order, len(levels.order)
-    w = _rows(world, order)
+    w = _rows(world, levels)
     lo = np.take(np.asarray(box_min, dtype=np.float64).reshape(-1, 3), order, axis=0).T.copy()
     size = np.take(np.asarray(box_max, dtype=np.float64).reshape(-1, 3), order, axis=0).T - lo
     result = np.empty((4, m))  # shear, local shear, corner distance of each model

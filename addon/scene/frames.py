@@ -142,6 +142,7 @@ class FrameReader:
         self.armatures = [(k, o) for k, o in enumerate(self.objects) if len(_pose_bones(o))]
         self.bone_counts = [len(_pose_bones(o)) for _k, o in self.armatures]
         self.identity = self._identity(bulk, n_obj)
+        self._identity_bytes = self.identity.tobytes()  # compared as bytes: np.array_equal costs 10x more
         self._uid_buffer = np.empty(n_obj, dtype=np.int32)
         t, n = len(self.frames), len(self.keys)
         self.storage = np.empty((t, 4, 4, n))
@@ -192,7 +193,7 @@ class FrameReader:
             if len(now):
                 now[-1] = 0  # no ID has session uid 0
                 bulk.foreach_get("session_uid", now)
-        if not np.array_equal(now, self.identity):
+        if now.tobytes() != self._identity_bytes:
             self._changed_nodes(bulk, frame)
 
     def _changed_nodes(self, bulk, frame: int) -> None:

@@ -27,7 +27,7 @@ def fill_range_list(frame_settings, view: live_frames.RangeView) -> None:
         item = items.add()
         item.object_name, item.bone_name = over.series.keys[i]
         item.worst_frame = int(over.worst_frame[i])
-        item.flagged_frames = int(over.flagged_frames[:, i].sum())
+        item.flagged_frames = int(over.flagged_frame_count[i])
         item.max_corner = float(over.corner_max[i])
         item.shear_deg = float(over.shear_max[i])
         item.local_shear_deg = float(over.local_shear_max[i])

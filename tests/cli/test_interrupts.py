@@ -58,7 +58,9 @@ def big_blend(tmp_path_factory):
     assert run_cli("report", blend, "--json", folder / "r.json", "--csv", folder / "r.csv").returncode == 0
     seconds = time.monotonic() - start
     start_up = _blender_start_up()
-    assert start_up < 0.5 * seconds, f"Blender starts in {start_up:.1f} s of a {seconds:.1f} s run: too little to interrupt"
+    assert start_up < 0.5 * seconds, (
+        f"Blender starts in {start_up:.1f} s of a {seconds:.1f} s run: too little to interrupt"
+    )
     return blend, seconds, start_up
 
 

@@ -240,6 +240,18 @@ def test_held_frames_and_static_subtrees_repeat_results_equal_to_the_single_fram
         np.testing.assert_allclose(over.corner[k], one.worst_corner, atol=1e-9)
         np.testing.assert_array_equal(over.flagged_frames[k], one.flagged)
 
+    # The maxima, worst frames and counts come from the distinct rows: the same as from
+    # the per-frame arrays (ties included: the worst frame is the first one).
+    series.world[6] = series.world[5]
+    over = analyse_frames(series)
+    assert len(next(iter(over.rows.values()))) < len(series)  # held frames share a row
+    np.testing.assert_array_equal(over.shear_max, over.shear.max(axis=0))
+    np.testing.assert_array_equal(over.local_shear_max, over.local_shear.max(axis=0))
+    np.testing.assert_array_equal(over.corner_max, over.corner.max(axis=0))
+    np.testing.assert_array_equal(over.worst_index, np.argmax(over.corner, axis=0))
+    np.testing.assert_array_equal(over.flagged_frame_count, over.flagged_frames.sum(axis=0))
+    np.testing.assert_array_equal(over.flagged, over.flagged_frames.any(axis=0))
+
 
 def core_chain(parents, i) -> list[int]:
     out = [i]

@@ -97,40 +97,90 @@ class OverFrames:
     scale of zero on an axis), so the node's local transform is undefined there and its
     local is the least-squares one (:func:`~..inspection.local_matrices_of`), as the
     single-frame :attr:`.inspection.Inspection.singular_parent` marks it.
+
+    Stored compactly: ``rows`` maps each of those six names to its ``(R, N)`` distinct
+    rows (a frame where nothing moved repeats the row before), ``source (T,)`` is each
+    frame's row (non-decreasing, every row used). The ``(T, N)`` arrays are built on
+    first use; the maxima, worst frames and counts are computed on the rows.
     """
 
     series: FrameSeries
-    shear: np.ndarray
-    local_shear: np.ndarray
-    corner_matrix: np.ndarray
-    corner_accumulated: np.ndarray
-    lossy: np.ndarray
-    singular_parent: np.ndarray
+    rows: dict[str, np.ndarray]
+    source: np.ndarray
     thresholds: Thresholds = DEFAULT
 
     @property
     def frames(self) -> np.ndarray:
         return self.series.frames
 
+    def _per_frame(self, name: str) -> np.ndarray:
+        return np.take(self.rows[name], self.source, axis=0)
+
+    @cached_property
+    def shear(self) -> np.ndarray:
+        return self._per_frame("shear")
+
+    @cached_property
+    def local_shear(self) -> np.ndarray:
+        return self._per_frame("local_shear")
+
+    @cached_property
+    def corner_matrix(self) -> np.ndarray:
+        return self._per_frame("corner_matrix")
+
+    @cached_property
+    def corner_accumulated(self) -> np.ndarray:
+        return self._per_frame("corner_accumulated")
+
+    @cached_property
+    def lossy(self) -> np.ndarray:
+        return self._per_frame("lossy")
+
+    @cached_property
+    def singular_parent(self) -> np.ndarray:
+        return self._per_frame("singular_parent")
+
+    @cached_property
+    def _row_corner(self) -> np.ndarray:
+        return np.maximum(self.rows["corner_matrix"], self.rows["corner_accumulated"])
+
+    @cached_property
+    def _row_flagged(self) -> np.ndarray:
+        r, t = self.rows, self.thresholds
+        return (r["shear"] > t.shear_deg) | r["lossy"] | (self._row_corner > t.corner)
+
     @cached_property
     def corner(self) -> np.ndarray:
         """``(T, N)`` the larger corner distance of the two engine models."""
-        return np.maximum(self.corner_matrix, self.corner_accumulated)
+        return np.take(self._row_corner, self.source, axis=0)
 
     @cached_property
     def flagged_frames(self) -> np.ndarray:
         """``(T, N)`` bool: flagged at that frame (the single-frame rule)."""
-        return (self.shear > self.thresholds.shear_deg) | self.lossy | (self.corner > self.thresholds.corner)
+        return np.take(self._row_flagged, self.source, axis=0)
+
+    @cached_property
+    def flagged_frame_count(self) -> np.ndarray:
+        """``(N,)`` int: how many frames of the range flag each node."""
+        repeats = np.bincount(self.source, minlength=len(self._row_flagged))
+        return (
+            repeats @ self._row_flagged.astype(np.int64) if len(self.source) else np.zeros(self._nodes, dtype=np.int64)
+        )
+
+    @property
+    def _nodes(self) -> int:
+        return len(self.series.keys)
 
     @cached_property
     def flagged(self) -> np.ndarray:
         """``(N,)`` bool: flagged at any frame of the range."""
-        return self.flagged_frames.any(axis=0) if len(self.frames) else np.zeros(len(self.series.keys), dtype=bool)
+        return self._row_flagged.any(axis=0) if len(self.frames) else np.zeros(self._nodes, dtype=bool)
 
     @cached_property
     def worst_index(self) -> np.ndarray:
         """``(N,)`` time index of each node's largest corner distance (the first such frame)."""
-        return np.argmax(self.corner, axis=0)
+        first_frame = np.searchsorted(self.source, np.arange(len(self._row_corner)))  # each row's first frame
+        return first_frame[np.argmax(self._row_corner, axis=0)]
 
     @cached_property
     def worst_frame(self) -> np.ndarray:
@@ -138,27 +188,28 @@ class OverFrames:
         return self.frames[self.worst_index]
 
     def _max(self, values: np.ndarray) -> np.ndarray:
-        return values.max(axis=0) if len(values) else np.zeros(values.shape[1:])
+        """The maximum over the range of a field's rows ``(R, N)``: ``(N,)``."""
+        return values.max(axis=0) if len(self.source) else np.zeros(values.shape[1:])
 
     @cached_property
     def shear_max(self) -> np.ndarray:
-        return self._max(self.shear)
+        return self._max(self.rows["shear"])
 
     @cached_property
     def local_shear_max(self) -> np.ndarray:
-        return self._max(self.local_shear)
+        return self._max(self.rows["local_shear"])
 
     @cached_property
     def corner_matrix_max(self) -> np.ndarray:
-        return self._max(self.corner_matrix)
+        return self._max(self.rows["corner_matrix"])
 
     @cached_property
     def corner_accumulated_max(self) -> np.ndarray:
-        return self._max(self.corner_accumulated)
+        return self._max(self.rows["corner_accumulated"])
 
     @cached_property
     def corner_max(self) -> np.ndarray:
-        return self._max(self.corner)
+        return self._max(self._row_corner)
 
     def worst_first(self, indices=None) -> np.ndarray:
         """``indices`` (default: nodes flagged at any frame), largest corner distance over
@@ -177,13 +228,13 @@ class OverFrames:
                 "matrix_model": float(self.corner_matrix_max[i]),
                 "accumulated": float(self.corner_accumulated_max[i]),
             },
-            "flagged_frames": int(self.flagged_frames[:, i].sum()),
-            **({"singular_parent_frames": self.singular_frames(i)} if self.singular_parent[:, i].any() else {}),
+            "flagged_frames": int(self.flagged_frame_count[i]),
+            **({"singular_parent_frames": self.singular_frames(i)} if self.rows["singular_parent"][:, i].any() else {}),
         }
 
     def singular_frames(self, i: int) -> list[int]:
         """The frames at which node ``i``'s parent has no inverse (its local is undefined)."""
-        return [int(f) for f in self.frames[self.singular_parent[:, i]]]
+        return [int(f) for f in self.frames[self.rows["singular_parent"][self.source, i]]]
 
     def summary(self, indices=None) -> dict:
         """Counts and maxima over the range for ``indices`` (default: all nodes)."""
@@ -344,24 +395,20 @@ def analyse_frames(series: FrameSeries, thresholds: Thresholds = DEFAULT) -> Ove
     t_count, n = series.world.shape[:2]
     hierarchy = core.Hierarchy(series.parents, [series.label(i) for i in range(n)])
     first = _analyse_block(series, np.zeros(1, dtype=np.int64), np.arange(n), hierarchy, thresholds)
-    out = {k: np.repeat(v, t_count, axis=0) for k, v in first.items()}
     frames, nodes = changes(series)
-    if frames.any():
-        ft, nk = np.flatnonzero(frames), np.flatnonzero(nodes)
+    ft, nk = np.flatnonzero(frames), np.flatnonzero(nodes)
+    # Row 0: the first frame; row 1 + r: the r-th frame where something moved (its moving
+    # nodes analysed, the others as at the first frame). Each frame takes the last row at
+    # or before it.
+    rows = {k: np.repeat(v, 1 + len(ft), axis=0) for k, v in first.items()}
+    if len(ft):
         position = np.full(n, -1, dtype=np.int64)
         position[nk] = np.arange(len(nk))
         sub_parents = np.where(series.parents[nk] >= 0, position[np.maximum(series.parents[nk], 0)], -1)
-        sub = core.Hierarchy(sub_parents)
-        block = _analyse_block(series, ft, nk, sub, thresholds)
-        # Each frame takes the last analysed frame at or before it (frame 0 included).
-        analysed = np.zeros(t_count, dtype=np.int64)
-        analysed[ft] = ft
-        source = np.maximum.accumulate(analysed)
-        row = np.full(t_count, -1, dtype=np.int64)
-        row[ft] = np.arange(len(ft))
-        later = source > 0
+        block = _analyse_block(series, ft, nk, core.Hierarchy(sub_parents), thresholds)
         for k in _FIELDS:
-            values = out[k][:, nk]
-            values[later] = block[k][row[source[later]]]
-            out[k][:, nk] = values
-    return OverFrames(series=series, thresholds=thresholds, **out)
+            rows[k][1:, nk] = block[k]
+    analysed = np.zeros(t_count, dtype=np.int64)
+    analysed[ft] = np.arange(1, len(ft) + 1)
+    source = np.maximum.accumulate(analysed) if t_count else analysed
+    return OverFrames(series=series, rows=rows, source=source, thresholds=thresholds)
