@@ -148,7 +148,9 @@ def column_lengths(m3: np.ndarray) -> np.ndarray:
     return np.sqrt(np.einsum("...ij,...ij->...j", m3, m3))
 
 
-def _determinant3(m3: np.ndarray) -> np.ndarray:
+def determinant3(m3: np.ndarray) -> np.ndarray:
+    """Determinants ``(...)`` of 3x3 matrices ``(..., 3, 3)``: ``x . (y x z)`` of the
+    columns (no LAPACK call per matrix: cheaper than ``np.linalg.det`` for batches)."""
     return _dot(m3[..., :, 0], _cross(m3[..., :, 1], m3[..., :, 2]))
 
 
@@ -244,7 +246,7 @@ def _rotation_frames(m3: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     """:func:`rotation_frames` of the 3x3 parts ``(..., 3, 3)`` of checked (finite) matrices."""
     cols, exponents, sq = _safe_columns(m3)
     col_lengths = np.sqrt(sq)
-    sign = np.where(_determinant3(cols) < 0.0, -1.0, 1.0)
+    sign = np.where(determinant3(cols) < 0.0, -1.0, 1.0)
     lengths = col_lengths
     if exponents is not None:
         with np.errstate(over="ignore"):

@@ -123,10 +123,6 @@ def _normalize_columns(m3):
     return np.swapaxes(cols, -1, -2), lengths
 
 
-def _det3(m3):
-    return _dot(m3[..., :, 0], _cross(m3[..., :, 1], m3[..., :, 2]))
-
-
 def _affine_inverse(m):
     """Exact inverse of affine ``(..., 4, 4)`` matrices with an invertible 3x3 part (Blender's
     ``invert_m4_m4``; not the transpose: rest matrices are not exactly orthonormal)."""

@@ -10,6 +10,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..decompose import determinant3
 from ..errors import as_array
 from ..hierarchy import Hierarchy
 from ._common import (
@@ -19,7 +20,6 @@ from ._common import (
     _codes,
     _column_norms,
     _cross,
-    _det3,
     _dot,
     _flags,
     _normalize,
@@ -110,7 +110,7 @@ def fixshear_scale(m3) -> np.ndarray:
     size = _column_norms(m)
     volume = size.prod(axis=-1)
     ok = volume != 0.0
-    factor = np.cbrt(np.abs(_det3(m)) / np.where(ok, volume, 1.0))
+    factor = np.cbrt(np.abs(determinant3(m)) / np.where(ok, volume, 1.0))
     return size * np.where(ok, factor, 1.0)[..., None]
 
 
@@ -186,7 +186,7 @@ def _bone_parent_transforms(offs, rest, pose, mode, inherit, local) -> tuple[np.
     if len(i := rows(_ALIGNED, False)):
         post[i] = fixshear_scale(p3[i])
     if _AVERAGE in modes and len(i := np.flatnonzero(mode == _AVERAGE)):
-        tmat[i, :3, :3] *= np.cbrt(np.abs(_det3(p3[i])))[:, None, None]
+        tmat[i, :3, :3] *= np.cbrt(np.abs(determinant3(p3[i])))[:, None, None]
 
     rotscale = tmat @ offs
     if _FIX_SHEAR in modes and len(i := np.flatnonzero(mode == _FIX_SHEAR)):

@@ -154,3 +154,10 @@ def test_accumulate_not_associative_with_nonuniform_scale():
     left = core.accumulate(core.accumulate(a, b), c)
     right = core.accumulate(a, core.accumulate(b, c))
     assert not np.allclose(left.translation, right.translation)
+
+
+def test_determinant3_equals_numpy_det_on_any_batch_shape(rng):
+    m3 = rng.normal(size=(4, 5, 3, 3))
+    m3[0, 0] = [[1, 2, 3], [2, 4, 6], [0, 1, 5]]  # singular: two rows proportional
+    np.testing.assert_allclose(core.determinant3(m3), np.linalg.det(m3), rtol=1e-12, atol=1e-12)
+    assert core.determinant3(m3[0, 0]).shape == ()

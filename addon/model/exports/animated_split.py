@@ -67,21 +67,11 @@ def trs_error(local: np.ndarray, decomposed=None) -> np.ndarray:
     return (np.abs(rebuilt - m).max(axis=(-2, -1)) / scale).max(axis=0)
 
 
-def _det3(m: np.ndarray) -> np.ndarray:
-    """Determinants of 3x3 matrices ``(..., 3, 3)`` by the rule of Sarrus (no LAPACK
-    call per matrix: cheaper than ``np.linalg.det`` for these batches)."""
-    return (
-        m[..., 0, 0] * (m[..., 1, 1] * m[..., 2, 2] - m[..., 1, 2] * m[..., 2, 1])
-        - m[..., 0, 1] * (m[..., 1, 0] * m[..., 2, 2] - m[..., 1, 2] * m[..., 2, 0])
-        + m[..., 0, 2] * (m[..., 1, 0] * m[..., 2, 1] - m[..., 1, 1] * m[..., 2, 0])
-    )
-
-
 def _proper(u: np.ndarray, s: np.ndarray, v: np.ndarray) -> None:
     """In place: make ``u`` and ``v`` rotations (det +1) by flipping the column of the
     smallest singular value together with its sign (``u diag(s) v^T`` unchanged)."""
     for mat in (u, v):
-        bad = _det3(mat) < 0.0
+        bad = core.determinant3(mat) < 0.0
         if bad.any():
             k = np.argmin(np.abs(s[bad]), axis=-1)
             rows = np.flatnonzero(bad)
@@ -116,7 +106,7 @@ def _align(u, s, v, u0, v0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         g = np.einsum("nki,nkj->nij", v[has], v0[has]) * group[has]
         gu, _gs, gvt = np.linalg.svd(g)
         r = gu @ gvt
-        ok = _det3(r) > 0.0
+        ok = core.determinant3(r) > 0.0
         idx = np.flatnonzero(has)[ok]
         u[idx] = u[idx] @ r[ok]
         v[idx] = v[idx] @ r[ok]
@@ -213,7 +203,7 @@ def _aligned_path(u_svd, s_svd, v_svd, m3, small_inner: bool):
         q = prefix @ anchor[last, np.arange(n)[None, :]]
     u, v = u_raw @ q, v_raw @ q
     s = np.einsum("tnki,tnkl,tnli->tni", u, m3, v)
-    ok = (_det3(u) > 0.0).all(axis=0) & (_det3(v) > 0.0).all(axis=0)
+    ok = (core.determinant3(u) > 0.0).all(axis=0) & (core.determinant3(v) > 0.0).all(axis=0)
     return u, s, v, ok
 
 
