@@ -83,6 +83,16 @@ def check_finite(series: FrameSeries) -> None:
         )
 
 
+def _per_frame(name: str) -> cached_property:
+    """An :class:`OverFrames` attribute: the ``(T, N)`` array of field ``name`` (each
+    frame's row), built on first use."""
+
+    def build(over: OverFrames) -> np.ndarray:
+        return np.take(over.rows[name], over.source, axis=0)
+
+    return cached_property(build)
+
+
 @dataclass
 class OverFrames:
     """Per node-frame results ``(T, N)`` of :func:`analyse_frames`, and their maxima.
@@ -113,32 +123,13 @@ class OverFrames:
     def frames(self) -> np.ndarray:
         return self.series.frames
 
-    def _per_frame(self, name: str) -> np.ndarray:
-        return np.take(self.rows[name], self.source, axis=0)
-
-    @cached_property
-    def shear(self) -> np.ndarray:
-        return self._per_frame("shear")
-
-    @cached_property
-    def local_shear(self) -> np.ndarray:
-        return self._per_frame("local_shear")
-
-    @cached_property
-    def corner_matrix(self) -> np.ndarray:
-        return self._per_frame("corner_matrix")
-
-    @cached_property
-    def corner_accumulated(self) -> np.ndarray:
-        return self._per_frame("corner_accumulated")
-
-    @cached_property
-    def lossy(self) -> np.ndarray:
-        return self._per_frame("lossy")
-
-    @cached_property
-    def singular_parent(self) -> np.ndarray:
-        return self._per_frame("singular_parent")
+    # The (T, N) arrays, each built on first use from its rows.
+    shear = _per_frame("shear")
+    local_shear = _per_frame("local_shear")
+    corner_matrix = _per_frame("corner_matrix")
+    corner_accumulated = _per_frame("corner_accumulated")
+    lossy = _per_frame("lossy")
+    singular_parent = _per_frame("singular_parent")
 
     @cached_property
     def _row_corner(self) -> np.ndarray:
