@@ -129,10 +129,17 @@ def _lin(cols: np.ndarray, v: np.ndarray, out=None) -> np.ndarray:
     return np.einsum("kim,km->im", cols.reshape(3, 3, -1), v, out=out)
 
 
-def _matmul(a: np.ndarray, b: np.ndarray, out=None) -> np.ndarray:
-    """Products of 3x3 matrices given as ``(3, 3, M)`` column blocks (column, row, m):
-    ``(a @ b)`` in the same layout (one einsum: about 3x fewer passes than per column)."""
-    return np.einsum("kim,jkm->jim", a, b, out=out)
+def _matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray, rows: str = "kim") -> np.ndarray:
+    """Products ``a @ b`` of 3x3 matrices ``(3, 3, m)`` into ``out``, all three given as
+    column blocks (column, row, m); ``rows="ikm"``: ``a`` given as row blocks instead.
+
+    One einsum per column of the product: a single einsum for all three
+    (``"kim,jkm->jim"``) runs at its speed only where m is a multiple of 8192 (numpy's
+    buffer size), and 2 to 4x slower elsewhere; a matrix-vector einsum is as fast at
+    every m."""
+    for j in range(3):
+        np.einsum(f"{rows},km->im", a, b[j], out=out[j])
+    return out
 
 
 def _max_abs_arcsin_deg(cos: np.ndarray) -> np.ndarray:
@@ -215,9 +222,10 @@ def _locals(w: np.ndarray, levels: _Levels, a: int, b: int) -> tuple[np.ndarray,
     scale = 1.0 / np.where(odd[c - a :], 1.0, det)
     child = w[:, c:b]
     # Row i of the inverse is adj[i] / det: local column j, entry i = adj[i] . world column j.
-    cols = np.einsum("ikm,jkm->jim", adj, child[0:9].reshape(3, 3, -1))
-    local[0:9, c - a :] = cols.reshape(9, -1) * scale
-    local[9:12, c - a :] = np.einsum("ikm,km->im", adj, child[9:12] - p[9:12]) * scale
+    _matmul(adj, child[0:9].reshape(3, 3, -1), local[0:9, c - a :].reshape(3, 3, -1), rows="ikm")
+    local[0:9, c - a :] *= scale
+    np.einsum("ikm,km->im", adj, child[9:12] - p[9:12], out=local[9:12, c - a :])
+    local[9:12, c - a :] *= scale
     return local, odd
 
 
@@ -258,12 +266,15 @@ def _models(frame: np.ndarray, scale: np.ndarray, translation: np.ndarray, paren
         out[0:18] = own.reshape(18, m)
         out[18:21], out[21:24], out[24:27] = translation, translation, scale
         return
-    # Both 3x3 products in one call: (matrix model, accumulated rotation) x (R S, R).
-    np.einsum("zkim,zjkm->zjim", parent[0:18].reshape(2, 3, 3, m), own, out=out[0:18].reshape(2, 3, 3, m))
-    moved = np.empty((2, 3, m))  # the translation as each model moves it
+    # The 3x3 products (matrix model, accumulated rotation) x (R S, R), and the
+    # translation as each model moves it.
+    linear, product = parent[0:18].reshape(2, 3, 3, m), out[0:18].reshape(2, 3, 3, m)
+    moved = np.empty((2, 3, m))
     moved[0] = translation
     np.multiply(parent[24:27], translation, out=moved[1])
-    np.einsum("zkim,zkm->zim", parent[0:18].reshape(2, 3, 3, m), moved, out=out[18:24].reshape(2, 3, m))
+    for z in range(2):
+        _matmul(linear[z], own[z], product[z])
+        np.einsum("kim,km->im", linear[z], moved[z], out=out[18 + 3 * z : 21 + 3 * z])
     out[18:24] += parent[18:24]
     np.multiply(parent[24:27], scale, out=out[24:27])
 
