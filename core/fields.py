@@ -49,6 +49,9 @@ MAX_LEVELS = 128
 
 #: Node-frames per chunk (the temporaries of a chunk stay in cache).
 CHUNK = 1 << 14
+#: Node-frames per block of frames taken through the whole pass at once (at least one
+#: frame): about 25 MB of arrays, reused from block to block.
+BLOCK = 1 << 15
 
 #: Row-major 4x4 indices of the X, Y, Z columns and the translation (the SoA rows).
 _ROWS = np.array([0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11])
@@ -316,11 +319,27 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
         raise InputError(f"world: expected (T, N, 4, 4) and {len(hierarchy)} nodes, got {world.shape}", "world")
     if hierarchy.max_depth + 1 > MAX_LEVELS:
         raise InputError(f"hierarchy: {hierarchy.max_depth + 1} levels, more than {MAX_LEVELS}", "hierarchy")
-    levels = _Levels(hierarchy, frames, nodes, n_all)
+    box_min, box_max = np.asarray(box_min, dtype=np.float64), np.asarray(box_max, dtype=np.float64)
+    numbers = np.empty((4, len(frames), len(nodes)))
+    flags = np.zeros((len(frames), len(nodes)), dtype=bool)
+    # A block of frames at a time through the whole pass: its arrays (about 100 floats
+    # per node-frame) are reused from block to block instead of taken fresh for the
+    # whole range (fresh pages cost a fault each, several times the arithmetic here).
+    per_block = max(1, BLOCK // max(len(nodes), 1))
+    for f in range(0, len(frames), per_block):
+        block = slice(f, f + per_block)
+        _block_fields(hierarchy, world, box_min, box_max, frames[block], nodes, numbers[:, block], flags[block])
+    return FrameFields(numbers[0], numbers[1], numbers[2], numbers[3], flags)
+
+
+def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, numbers, flags) -> None:
+    """:func:`frame_fields` for a block of ``frames (t,)``, written into ``numbers (4, t, N')``
+    and ``flags (t, N')``."""
+    levels = _Levels(hierarchy, frames, nodes, world.shape[1])
     order, m = levels.order, len(levels.order)
     w = _rows(world, levels)
-    lo = np.take(np.asarray(box_min, dtype=np.float64).reshape(-1, 3), order, axis=0).T.copy()
-    size = np.take(np.asarray(box_max, dtype=np.float64).reshape(-1, 3), order, axis=0).T - lo
+    lo = np.take(box_min.reshape(-1, 3), order, axis=0).T.copy()
+    size = np.take(box_max.reshape(-1, 3), order, axis=0).T - lo
     result = np.empty((4, m))  # shear, local shear, corner distance of each model
     frame, scale, translation = np.empty((9, m)), np.empty((3, m)), np.empty((3, m))
     singular = np.zeros(m, dtype=bool)  # set by the general path only (the closed form hands those over)
@@ -357,11 +376,10 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
         result[3, a:b] = _corner_distance(diff, lo[:, a:b], size[:, a:b])
     out = np.empty((4, m))
     out[:, levels.out] = result
-    flags = np.zeros(m, dtype=bool)
-    flags[levels.out] = singular
-    shape = (len(frames), len(nodes))
-    numbers = out.reshape((4,) + shape)
-    return FrameFields(numbers[0], numbers[1], numbers[2], numbers[3], flags.reshape(shape))
+    numbers[...] = out.reshape(numbers.shape)
+    marked = np.zeros(m, dtype=bool)
+    marked[levels.out] = singular
+    flags[...] = marked.reshape(flags.shape)
 
 
 def _patch(idx, world, levels: _Levels, result, frame, scale, translation, singular) -> None:

@@ -132,6 +132,25 @@ def test_subsets_and_storage_layout_give_the_same_numbers(rng):
     np.testing.assert_allclose(picked, whole[:, [1, 4]][:, :, nodes], rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("block", [1, 31, 95])
+def test_blocks_of_frames_give_the_numbers_of_one_pass(rng, monkeypatch, block):
+    """A range taken a few frames at a time (one frame; a block that does not divide the
+    range) gives bit for bit the numbers of one pass over every frame, the general
+    path's node-frames (a collapsed parent at some frames) and a subset included."""
+    parents = random_forest(rng, 30)
+    world = frames_of(rng, parents, 7)
+    world[2:5, parents[parents >= 0][0], :3, 0] = 0.0  # a parent singular at three frames: the general path
+    lo, hi = boxes_of(rng, world.shape[:2])
+    hierarchy = core.Hierarchy(parents)
+    frames = [0, 2, 3, 4, 6]
+    whole = core.frame_fields(hierarchy, world, lo, hi, frames=frames)
+    monkeypatch.setattr(fields, "BLOCK", block)
+    blocked = core.frame_fields(hierarchy, world, lo, hi, frames=frames)
+    for got, want in zip(blocked, whole, strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert whole.singular_parent.any()
+
+
 def test_hierarchies_deeper_than_the_level_loop_are_refused():
     parents = np.arange(-1, fields.MAX_LEVELS)  # a chain of MAX_LEVELS + 1 nodes
     world = np.tile(np.eye(4), (1, len(parents), 1, 1))
