@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+import bpy
 import numpy as np
 
 from ..model.errors import SceneDataError
@@ -78,6 +79,24 @@ def box_is_round_off(obj) -> bool:
     return obj.type == "ARMATURE" and obj.parent is None and not len(obj.constraints)
 
 
+def pose_is_static(arm) -> bool:
+    """Whether nothing Blender evaluates can change the pose of armature object ``arm``
+    between frames (its bones in armature space; the object's own motion is read every
+    frame anyway): no animation data (action, NLA tracks, drivers) on the object or its
+    armature, no bone constraints, and no frame-change handler registered (a script
+    could pose it, or add bones). A Rigify metarig kept beside its rig is one.
+    :func:`read_frames` reads such a pose at the first frame only, and again at the
+    last to check."""
+    handlers = bpy.app.handlers
+    if len(handlers.frame_change_pre) or len(handlers.frame_change_post):
+        return False
+    for block in (arm, arm.data):
+        anim = block.animation_data
+        if anim is not None and (anim.action is not None or len(anim.nla_tracks) or len(anim.drivers)):
+            return False
+    return not any(len(bone.constraints) for bone in arm.pose.bones)
+
+
 #: Up to this many objects whose box can change are read one by one (cheaper than a
 #: bulk read of every object's ``bound_box``, about 1.3 us per object).
 _FEW = 64
@@ -111,7 +130,9 @@ class FrameReader:
     (:func:`box_is_round_off`) are read at the first frame only, and the first kind again
     at the last frame to check: :attr:`boxes_checked` is False when one of them changed
     anyway (e.g. a frame-change script edited a mesh); :func:`read_frames` then reads the
-    range again, every box at every frame.
+    range again, every box at every frame. Likewise the poses of armatures nothing
+    animates (:func:`pose_is_static`) are read at the first and the last frame only
+    (:attr:`poses_checked`).
     """
 
     def __init__(self, scene, frames: Sequence[int], objects: Iterable | None = None, static_boxes: bool = False):
@@ -123,6 +144,7 @@ class FrameReader:
         self._objects_arg = objects
         self.static_boxes = static_boxes
         self.boxes_checked = True
+        self.poses_checked = True
         self.done = 0
         self._restored = False
 
@@ -149,6 +171,12 @@ class FrameReader:
         chunk = min(_CHUNK, t)
         self._world_buffers = np.empty((chunk, n_obj * 16), dtype=np.float32)
         self._pose_buffers = [np.empty((chunk, count * 16), dtype=np.float32) for count in self.bone_counts]
+        # Poses nothing animates: read at the first frame (kept here) and checked at the last.
+        static = [self.static_boxes and pose_is_static(arm) for _k, arm in self.armatures]
+        self._first_pose: list[np.ndarray | None] = [
+            np.empty(count * 16, np.float32) if keep else None
+            for keep, count in zip(static, self.bone_counts, strict=True)
+        ]
         self.converted = 0
         self._products = [
             (np.empty((chunk, 4, 4 * count)), np.empty((chunk, 3, 4 * count))) for count in self.bone_counts
@@ -247,16 +275,22 @@ class FrameReader:
         A collection longer than at the first frame makes Blender's read raise, a shorter
         one leaves the buffer's tail as it was (a NaN put there first): either way
         :meth:`_changed_nodes` names what changed."""
-        slot = k % len(self._world_buffers)
+        slot, last = k % len(self._world_buffers), len(self.frames) - 1
         try:
             if len(self.objects):
                 bulk.foreach_get("matrix_world", self._world_buffers[slot])
-            for (_i, arm), buffers in zip(self.armatures, self._pose_buffers, strict=True):
+            for (_i, arm), buffers, first in zip(self.armatures, self._pose_buffers, self._first_pose, strict=True):
+                if first is not None and 0 < k < last:
+                    continue  # a pose nothing animates: the first frame's
                 buffer = buffers[slot]
                 buffer[-1] = np.nan
                 arm.pose.bones.foreach_get("matrix", buffer)
                 if buffer[-1] != buffer[-1]:  # not written, or NaN in Blender's matrix
                     self._changed_nodes(bulk, frame)
+                if first is not None and k == 0:
+                    first[:] = buffer
+                elif first is not None:  # the last frame: the check
+                    self.poses_checked &= bool(np.array_equal(buffer, first))
         except (RuntimeError, TypeError, ValueError, ReferenceError):  # ReferenceError: an object removed
             self._changed_nodes(bulk, frame)
             raise
@@ -278,12 +312,13 @@ class FrameReader:
             # Blender's flat matrix buffers are column-major: (t, n, column, row) -> (t, row, column, n).
             out[:, :, :, :n_obj] = self._world_buffers[slots].reshape(t, n_obj, 4, 4).transpose(0, 3, 2, 1)
         at = n_obj
-        for (i, _arm), count, buffers, (pose, product) in zip(
-            self.armatures, self.bone_counts, self._pose_buffers, self._products, strict=True
+        for (i, _arm), count, buffers, first, (pose, product) in zip(
+            self.armatures, self.bone_counts, self._pose_buffers, self._first_pose, self._products, strict=True
         ):
             # pose[f, j, c, b] = pose_b[j, c] at frame f, each matrix's bottom row (0, 0, 0, 1).
             pose = pose[:t]
-            np.copyto(pose.reshape(t, 4, 4, count), buffers[slots].reshape(t, count, 4, 4).transpose(0, 3, 2, 1))
+            raw = buffers[slots] if first is None else np.broadcast_to(first, (t, count * 16))
+            np.copyto(pose.reshape(t, 4, 4, count), raw.reshape(t, count, 4, 4).transpose(0, 3, 2, 1))
             pose[:, 3] = np.repeat(_AFFINE_ROW, count)
             # world[f, r, c, b] = sum_j arm_f[r, j] pose_b[j, c]: per frame one (3, 4) @
             # (4, 4 * count) product into the storage's layout (the bottom row is set below).
@@ -373,9 +408,9 @@ def read_frames(
     """``objects`` (default: all of ``scene``) and their pose bones at every one of
     ``frames``: a :class:`FrameSeries` with world matrices ``(T, N, 4, 4)``, the node
     keys and parents. ``progress(fraction, message)`` is called after every frame. The
-    scene ends on the frame it started on. Boxes that cannot change are read once
-    (:class:`FrameReader` ``static_boxes``); if one changed anyway, the range is read
-    again with every box at every frame."""
+    scene ends on the frame it started on. Boxes that cannot change and poses nothing
+    animates are read once (:class:`FrameReader` ``static_boxes``); if one changed
+    anyway, the range is read again with every box and pose at every frame."""
     for static_boxes in (True, False):
         reader = FrameReader(scene, frames, objects, static_boxes=static_boxes)
         try:
@@ -384,7 +419,7 @@ def read_frames(
                     progress(reader.fraction, f"frame {reader.frames[reader.done - 1]}")
         finally:
             reader.restore()
-        if reader.boxes_checked:
+        if reader.boxes_checked and reader.poses_checked:
             break
     return reader.series()
 
