@@ -13,9 +13,12 @@ How it is fast (about 10x :func:`~.analysis.analyze` on a tiled forest):
 - the ``T x N`` node-frames are stored *structure of arrays*: ``(12, M)`` rows (the X, Y,
   Z columns and the translation of each affine matrix), so every step is one numpy call
   on long contiguous rows, not a small-matrix kernel per node;
-- the node-frames are sorted by depth once (level ``d`` holds that level's nodes at every
-  frame, contiguously), so each fold step reads its parents from the level above with one
-  gather and writes one contiguous slice: one Python step per depth level for all frames;
+- the node-frames of a block of frames (:data:`BLOCK` node-frames) are sorted by depth
+  (level ``d`` holds that level's nodes at every frame of the block, contiguously), so
+  each fold step reads its parents from the level above with one gather and writes one
+  contiguous slice: one Python step per depth level for all the block's frames; the
+  blocks reuse each other's arrays (arrays for a whole range would be fresh memory, a
+  page fault per 4 KB);
 - the matrix model and the accumulated model (rotation as a 3x3 frame, per-axis scale,
   position) are folded together in that one pass;
 - only what the report needs: one ``arcsin`` per node-frame and quantity (of the largest
