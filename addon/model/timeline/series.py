@@ -153,10 +153,10 @@ class OverFrames:
     @cached_property
     def flagged_frame_count(self) -> np.ndarray:
         """``(N,)`` int: how many frames of the range flag each node."""
-        repeats = np.bincount(self.source, minlength=len(self._row_flagged))
-        return (
-            repeats @ self._row_flagged.astype(np.int64) if len(self.source) else np.zeros(self._nodes, dtype=np.int64)
-        )
+        if not len(self.source):
+            return np.zeros(self._nodes, dtype=np.int64)
+        frames_per_row = np.bincount(self.source, minlength=len(self._row_flagged))
+        return frames_per_row @ self._row_flagged.astype(np.int64)
 
     @property
     def _nodes(self) -> int:
