@@ -79,16 +79,24 @@ def box_is_round_off(obj) -> bool:
     return obj.type == "ARMATURE" and obj.parent is None and not len(obj.constraints)
 
 
+def scripts_may_edit() -> bool:
+    """Whether a Python handler runs while Blender changes frames (``frame_change_pre``,
+    ``frame_change_post``, ``depsgraph_update_pre``, ``depsgraph_update_post``): only
+    such a script can add or remove objects, or pose bones nothing animates, between
+    two frames of an unattended read."""
+    handlers = bpy.app.handlers
+    lists = (handlers.frame_change_pre, handlers.frame_change_post)
+    return any(len(h) for h in (*lists, handlers.depsgraph_update_pre, handlers.depsgraph_update_post))
+
+
 def pose_is_static(arm) -> bool:
     """Whether nothing Blender evaluates can change the pose of armature object ``arm``
     between frames (its bones in armature space; the object's own motion is read every
     frame anyway): no animation data (action, NLA tracks, drivers) on the object or its
-    armature, no bone constraints, and no frame-change handler registered (a script
-    could pose it, or add bones). A Rigify metarig kept beside its rig is one.
-    :func:`read_frames` reads such a pose at the first frame only, and again at the
-    last to check."""
-    handlers = bpy.app.handlers
-    if len(handlers.frame_change_pre) or len(handlers.frame_change_post):
+    armature, no bone constraints, and no handler script (:func:`scripts_may_edit`).
+    A Rigify metarig kept beside its rig is one. :func:`read_frames` reads such a pose
+    at the first frame only, and again at the last to check."""
+    if scripts_may_edit():
         return False
     for block in (arm, arm.data):
         anim = block.animation_data
@@ -133,9 +141,22 @@ class FrameReader:
     range again, every box at every frame. Likewise the poses of armatures nothing
     animates (:func:`pose_is_static`) are read at the first and the last frame only
     (:attr:`poses_checked`).
+
+    ``unattended``: nothing but Blender's evaluation runs between two steps (the loop of
+    :func:`read_frames`; not a modal operator, where the user may edit the scene between
+    frames): the objects are then checked to be the first frame's at every frame only
+    while a handler script could change them (:func:`scripts_may_edit`), and at the
+    last frame always.
     """
 
-    def __init__(self, scene, frames: Sequence[int], objects: Iterable | None = None, static_boxes: bool = False):
+    def __init__(
+        self,
+        scene,
+        frames: Sequence[int],
+        objects: Iterable | None = None,
+        static_boxes: bool = False,
+        unattended: bool = False,
+    ):
         if not len(frames):
             raise ValueError("frames: expected at least one frame")
         self.scene = scene
@@ -143,6 +164,7 @@ class FrameReader:
         self.start = (scene.frame_current, scene.frame_subframe)
         self._objects_arg = objects
         self.static_boxes = static_boxes
+        self.unattended = unattended
         self.boxes_checked = True
         self.poses_checked = True
         self.done = 0
@@ -162,6 +184,7 @@ class FrameReader:
         self.keys, self.parents = nodes.keys, nodes.parents
         self.is_empty = np.array([o.type == "EMPTY" for o in self.objects], dtype=bool)
         self.armatures = [(k, o) for k, o in enumerate(self.objects) if len(_pose_bones(o))]
+        self._check_every_frame = not self.unattended or scripts_may_edit()
         self.bone_counts = [len(_pose_bones(o)) for _k, o in self.armatures]
         self.identity = self._identity(bulk, n_obj)
         self._identity_bytes = self.identity.tobytes()  # compared as bytes: np.array_equal costs 10x more
@@ -340,7 +363,7 @@ class FrameReader:
             if self.done == 0:
                 self._begin(bulk)
             self._read_matrices(bulk, self.done, frame)
-            if self.done:
+            if self.done and (self._check_every_frame or self.done == len(self.frames) - 1):
                 self._check_same_nodes(bulk, frame)
             self._read_boxes(bulk, self.done)
         except BaseException:
@@ -412,7 +435,7 @@ def read_frames(
     animates are read once (:class:`FrameReader` ``static_boxes``); if one changed
     anyway, the range is read again with every box and pose at every frame."""
     for static_boxes in (True, False):
-        reader = FrameReader(scene, frames, objects, static_boxes=static_boxes)
+        reader = FrameReader(scene, frames, objects, static_boxes=static_boxes, unattended=True)
         try:
             while not reader.step():
                 if progress:

@@ -411,3 +411,28 @@ def test_a_pose_a_script_changes_is_caught_at_the_last_frame_and_the_range_read_
     finally:
         bpy.app.handlers.frame_change_pre.remove(turn)
     assert not np.array_equal(series.world[0], series.world[-1])
+
+
+def test_objects_swapped_by_a_script_the_rule_missed_are_caught_at_the_last_frame(empty_scene, monkeypatch):
+    """An unattended read checks the objects at every frame only while a handler script
+    could change them; one that slipped past (same count, another object) is named at
+    the last frame, and the scene restored."""
+    from hierarchy_inspector.addon.scene import frames as frames_module
+
+    scene = empty_scene
+    animated_scenes.stretch_pair(scene)
+    scene.frame_set(2)
+
+    def swap(scene, *_args):
+        if scene.frame_current == 4 and "Other" not in bpy.data.objects:
+            scene.collection.objects.unlink(bpy.data.objects["Child"])
+            scene.collection.objects.link(bpy.data.objects.new("Other", None))
+
+    monkeypatch.setattr(frames_module, "scripts_may_edit", lambda: False)
+    bpy.app.handlers.frame_change_pre.append(swap)
+    try:
+        with pytest.raises(SceneDataError, match=r"'Child' of frame 1 is not there at frame 7"):
+            read_frames(scene, range(1, 8))
+    finally:
+        bpy.app.handlers.frame_change_pre.remove(swap)
+    assert scene.frame_current == 2
