@@ -13,12 +13,12 @@ worker threads fall asleep); a chunk at a time then goes into the range's
 ``(T, 4, 4, N)`` float64 storage (buffers reused, no copy of the range afterwards).
 
 What cannot change is not read again: :func:`read_frames` reads the box of a plain mesh
-(no modifiers, shape keys or animated mesh data: :func:`box_may_change`) at the first
-frame only, and so the box of an armature with no parent and no constraints
-(:func:`box_is_round_off`: it changes with the pose, and Blender recomputes it on every
-read, but it cannot change the results beyond round-off); every other box (curves,
-meshes with modifiers, parented or constrained armatures) one getter call per object
-and frame, and all boxes once more at the last frame to check the first rule (a
+(no shape keys, animated mesh data or modifiers other than self-contained ones nothing
+animates: :func:`box_may_change`) at the first frame only, and so the box of an
+armature with no parent and no constraints (:func:`box_is_round_off`: it changes with
+the pose, and Blender recomputes it on every read, but it cannot change the results
+beyond round-off); every other box (curves, meshes with other modifiers, parented or
+constrained armatures) one getter call per object and frame, and all boxes once more at the last frame to check the first rule (a
 frame-change script may edit a mesh: the range is then read again, every box at every
 frame). Bones' boxes come from their rest lengths.
 
@@ -50,17 +50,29 @@ def _read(bulk, prop: str, count: int, width: int, dtype=np.float32) -> np.ndarr
     return buf
 
 
+#: Modifiers whose result depends on the mesh and their own settings only (no other
+#: object, no time): with nothing animating them, the evaluated box is the same at every
+#: frame (Rigify's widgets carry a Subdivision Surface).
+_SELF_CONTAINED_MODIFIERS = frozenset({"SUBSURF", "TRIANGULATE", "BEVEL", "SOLIDIFY", "EDGE_SPLIT", "WELD"})
+
+
 def box_may_change(obj) -> bool:
     """Whether ``obj``'s local box can differ between frames: anything but a mesh, and a
-    mesh with modifiers, shape keys or animated mesh data (a plain mesh's evaluated
-    geometry is its data, which nothing animates). Empties' display size is read every
-    frame anyway."""
+    mesh with shape keys, animated mesh data, or modifiers other than self-contained
+    ones nothing animates (no animation data on the object, no handler script): a plain
+    mesh's evaluated geometry is its data, which nothing animates. Empties' display size
+    is read every frame anyway."""
     if obj.type == "EMPTY":
         return False
     if obj.type != "MESH":
         return True
     data = obj.data
-    return bool(len(obj.modifiers) or data.shape_keys is not None or data.animation_data is not None)
+    if data.shape_keys is not None or data.animation_data is not None:
+        return True
+    if not len(obj.modifiers):
+        return False
+    self_contained = all(m.type in _SELF_CONTAINED_MODIFIERS for m in obj.modifiers)
+    return not self_contained or obj.animation_data is not None or scripts_may_edit()
 
 
 def box_is_round_off(obj) -> bool:

@@ -436,3 +436,30 @@ def test_objects_swapped_by_a_script_the_rule_missed_are_caught_at_the_last_fram
     finally:
         bpy.app.handlers.frame_change_pre.remove(swap)
     assert scene.frame_current == 2
+
+
+def test_a_mesh_with_only_self_contained_modifiers_nothing_animates_keeps_its_box(empty_scene):
+    from hierarchy_inspector.addon.scene.frames import box_may_change
+
+    scene = empty_scene
+    widget = _box_mesh(scene, "Widget")
+    widget.modifiers.new("Subdivision", "SUBSURF")
+    assert not box_may_change(widget)  # Rigify's widgets
+    animated = _box_mesh(scene, "Animated")
+    animated.modifiers.new("Subdivision", "SUBSURF")
+    animated.keyframe_insert("location", frame=1)  # its object's curves could drive the modifier
+    deformed = _box_mesh(scene, "Deformed")
+    deformed.modifiers.new("Deform", "SIMPLE_DEFORM")  # not in the list: it may depend on other objects
+    assert box_may_change(animated) and box_may_change(deformed)
+
+    def nothing(*_args):
+        pass
+
+    bpy.app.handlers.depsgraph_update_post.append(nothing)
+    try:
+        assert box_may_change(widget)  # a script could edit it
+    finally:
+        bpy.app.handlers.depsgraph_update_post.remove(nothing)
+    # Read once, the boxes still equal Blender's at every frame (the widget's is its subdivided one).
+    series = read_frames(scene, range(1, 5))
+    _boxes_equal_the_scan_at_every_frame(scene, series)
