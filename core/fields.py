@@ -122,11 +122,13 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("im,im->m", a, b)
 
 
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
+def _cross(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Column-wise cross products of ``(3, M)`` vectors: ``(3, M)`` (into ``out``)."""
+    if out is None:
+        out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    for i, j, k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
+        np.multiply(a[j], b[k], out=out[i])
+        out[i] -= a[k] * b[j]
     return out
 
 
@@ -157,13 +159,17 @@ def _pair_cosines(cols: np.ndarray, sq: np.ndarray) -> np.ndarray:
     """Cosines ``(3, M)`` of the XY, YZ, ZX column pairs of ``cols (9, M)``; 0 where a
     column is zero (as :func:`~.decompose.shear_angles`)."""
     x, y, z = cols[0:3], cols[3:6], cols[6:9]
-    dots = np.stack((_dot(x, y), _dot(y, z), _dot(z, x)))
+    dots = np.empty((3, cols.shape[1]))
+    for k, (u, v) in enumerate(((x, y), (y, z), (z, x))):
+        np.einsum("im,im->m", u, v, out=dots[k])
     denom = np.sqrt(sq * sq[[1, 2, 0]])
     return np.divide(dots, denom, out=np.zeros_like(dots), where=denom > 0.0)
 
 
 def _squares(cols: np.ndarray) -> np.ndarray:
-    return np.stack((_dot(cols[0:3], cols[0:3]), _dot(cols[3:6], cols[3:6]), _dot(cols[6:9], cols[6:9])))
+    """Squared lengths ``(3, M)`` of the X, Y, Z columns of ``cols (9 or 12, M)``."""
+    c = cols[0:9].reshape(3, 3, -1)
+    return np.einsum("jim,jim->jm", c, c)
 
 
 def _ordinary(sq: np.ndarray) -> np.ndarray:
@@ -218,7 +224,8 @@ def _locals(w: np.ndarray, levels: _Levels, a: int, b: int) -> tuple[np.ndarray,
         return local, odd
     p = np.take(w, levels.parent_pos[c - levels.roots : b - levels.roots], axis=1)
     p0, p1, p2 = p[0:3], p[3:6], p[6:9]
-    adj = np.stack((_cross(p1, p2), _cross(p2, p0), _cross(p0, p1)))  # rows of the adjugate (3, 3, m)
+    adj = np.empty((3, 3, p.shape[1]))  # rows of the adjugate
+    _cross(p1, p2, adj[0]), _cross(p2, p0, adj[1]), _cross(p0, p1, adj[2])
     det = _dot(p0, adj[0])
     psq = _squares(p)
     size = np.sqrt(psq).prod(axis=0)
