@@ -4,6 +4,7 @@ shears only while it stretches."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import bpy
@@ -15,6 +16,16 @@ from hierarchy_inspector.addon.scene.frames import FrameReader, read_frames
 from hierarchy_inspector.addon.scene.reading import chain_objects
 from hierarchy_inspector.addon.scene.scan import scan_scene
 from hierarchy_inspector.addon.scene.timeline import animated as animated_scenes
+
+
+@contextlib.contextmanager
+def running(handlers, script):
+    """``script`` in Blender's handler list ``handlers`` for the block."""
+    handlers.append(script)
+    try:
+        yield
+    finally:
+        handlers.remove(script)
 
 
 def closed_form_shear_deg(sx: float, theta: float) -> float:
@@ -90,12 +101,9 @@ def test_a_node_set_that_changes_is_refused_by_name_and_the_frame_restored(empty
         if scene.frame_current == 4 and "Spawned" not in bpy.data.objects:
             scene.collection.objects.link(bpy.data.objects.new("Spawned", None))
 
-    bpy.app.handlers.frame_change_pre.append(add_object)
-    try:
+    with running(bpy.app.handlers.frame_change_pre, add_object):
         with pytest.raises(SceneDataError, match=r"2 objects at frame 1, 3 at frame 4"):
             read_frames(scene, range(1, 8))
-    finally:
-        bpy.app.handlers.frame_change_pre.remove(add_object)
     assert scene.frame_current == 2
 
 
@@ -184,16 +192,13 @@ def test_a_box_a_script_changes_is_caught_at_the_last_frame_and_the_range_read_a
         mesh.vertices[7].co = (1.0 + 0.5 * scene.frame_current, 1.0, 1.0)
         mesh.update()
 
-    bpy.app.handlers.frame_change_pre.append(grow)
-    try:
+    with running(bpy.app.handlers.frame_change_pre, grow):
         reader = FrameReader(scene, range(1, 6), static_boxes=True)
         while not reader.step():
             pass
         assert not reader.boxes_checked  # nothing Blender animates changes it: only the check sees it
         series = read_frames(scene, range(1, 6))
         seen = np.array(_boxes_equal_the_scan_at_every_frame(scene, series))
-    finally:
-        bpy.app.handlers.frame_change_pre.remove(grow)
     assert seen[0, 0, 0] < seen[-1, 0, 0]
 
 
@@ -320,12 +325,10 @@ def test_an_unconstrained_root_armatures_box_is_read_once_and_changes_nothing_be
 def _still_armature(scene, name: str):
     """An armature nothing animates: ``Root`` and a turned child ``Tip``, the object
     scaled non-uniformly (its bones shear)."""
+    from hierarchy_inspector.addon.scene.exports.scenes import new_armature
     from mathutils import Matrix
 
-    rig = bpy.data.objects.new(name, bpy.data.armatures.new(name))
-    scene.collection.objects.link(rig)
-    bpy.context.view_layer.objects.active = rig
-    bpy.ops.object.mode_set(mode="EDIT")
+    rig = new_armature(scene, name)
     root = rig.data.edit_bones.new("Root")
     root.head, root.tail = (0, 0, 0), (0, 0, 1)
     tip = rig.data.edit_bones.new("Tip")
@@ -361,11 +364,8 @@ def test_only_poses_nothing_animates_are_static(empty_scene):
     def nothing(*_args):
         pass
 
-    bpy.app.handlers.frame_change_post.append(nothing)
-    try:
+    with running(bpy.app.handlers.frame_change_post, nothing):
         assert not pose_is_static(still)  # a script could pose it
-    finally:
-        bpy.app.handlers.frame_change_post.remove(nothing)
 
 
 def test_a_static_pose_is_read_once_beside_a_moving_rig_and_every_frame_equals_the_scan(empty_scene):
@@ -400,16 +400,13 @@ def test_a_pose_a_script_changes_is_caught_at_the_last_frame_and_the_range_read_
 
     # As if the rule missed it: only the check at the last frame can see the script.
     monkeypatch.setattr(frames_module, "pose_is_static", lambda arm: True)
-    bpy.app.handlers.frame_change_pre.append(turn)
-    try:
+    with running(bpy.app.handlers.frame_change_pre, turn):
         reader = FrameReader(scene, range(1, 6), static_boxes=True)
         while not reader.step():
             pass
         assert not reader.poses_checked
         series = read_frames(scene, range(1, 6))
         _worlds_equal_the_scan_at_every_frame(scene, series)
-    finally:
-        bpy.app.handlers.frame_change_pre.remove(turn)
     assert not np.array_equal(series.world[0], series.world[-1])
 
 
@@ -429,12 +426,9 @@ def test_objects_swapped_by_a_script_the_rule_missed_are_caught_at_the_last_fram
             scene.collection.objects.link(bpy.data.objects.new("Other", None))
 
     monkeypatch.setattr(frames_module, "scripts_may_edit", lambda: False)
-    bpy.app.handlers.frame_change_pre.append(swap)
-    try:
+    with running(bpy.app.handlers.frame_change_pre, swap):
         with pytest.raises(SceneDataError, match=r"'Child' of frame 1 is not there at frame 7"):
             read_frames(scene, range(1, 8))
-    finally:
-        bpy.app.handlers.frame_change_pre.remove(swap)
     assert scene.frame_current == 2
 
 
@@ -455,11 +449,8 @@ def test_a_mesh_with_only_self_contained_modifiers_nothing_animates_keeps_its_bo
     def nothing(*_args):
         pass
 
-    bpy.app.handlers.depsgraph_update_post.append(nothing)
-    try:
+    with running(bpy.app.handlers.depsgraph_update_post, nothing):
         assert box_may_change(widget)  # a script could edit it
-    finally:
-        bpy.app.handlers.depsgraph_update_post.remove(nothing)
     # Read once, the boxes still equal Blender's at every frame (the widget's is its subdivided one).
     series = read_frames(scene, range(1, 5))
     _boxes_equal_the_scan_at_every_frame(scene, series)

@@ -16,6 +16,7 @@ from hierarchy_inspector.addon.model.explain import explain  # noqa: E402
 from hierarchy_inspector.addon.model.inspection import inspect  # noqa: E402
 from hierarchy_inspector.addon.model.report import build_report  # noqa: E402
 from hierarchy_inspector.addon.scene import reading, verify  # noqa: E402
+from hierarchy_inspector.addon.scene.exports.scenes import new_armature  # noqa: E402
 
 ROTATION_MODES = ("QUATERNION", "XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX", "AXIS_ANGLE")
 
@@ -41,10 +42,7 @@ def _mesh(name, rng):
 
 
 def _rig(scene, rng):
-    arm = bpy.data.objects.new("Rig", bpy.data.armatures.new("Rig"))
-    scene.collection.objects.link(arm)
-    bpy.context.view_layer.objects.active = arm
-    bpy.ops.object.mode_set(mode="EDIT")
+    arm = new_armature(scene, "Rig")
     root = arm.data.edit_bones.new("root")
     root.head, root.tail = (0, 0, 0), (0, 0.3, 1.2)
     tip = arm.data.edit_bones.new("tip")

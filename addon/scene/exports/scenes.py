@@ -125,7 +125,7 @@ def rig_two_takes(scene):
     return rig
 
 
-def _new_armature(scene, name: str):
+def new_armature(scene, name: str):
     """A new armature object ``name`` (data of the same name) linked to ``scene``, made
     active and in Edit Mode."""
     rig = bpy.data.objects.new(name, bpy.data.armatures.new(name))
@@ -141,7 +141,7 @@ def ik_rig(scene, start: int = 1, end: int = 25):
     connected child) with an IK constraint (chain of 2) reaching for ``Goal``, an
     empty moving in a loop; ``Hand`` (``Lower``'s child) copies ``Upper``'s rotation in
     local space. Linear keys; the scene range is ``start .. end``. Returns the armature."""
-    rig = _new_armature(scene, "IKRig")
+    rig = new_armature(scene, "IKRig")
     arm = rig.data
     base = arm.edit_bones.new("Base")
     base.head, base.tail = (0, 0, 0), (0, 0, 0.5)
@@ -187,7 +187,7 @@ def inherit_scale_rig(scene, start: int = 1, end: int = 25):
     each rotated 35 deg about Z in its rest pose and animated about X; ``Skin``, a box
     per child bone deformed by the armature (vertex groups, Armature modifier).
     Linear keys; the scene range is ``start .. end``. Returns the armature object."""
-    rig = _new_armature(scene, "Rig")
+    rig = new_armature(scene, "Rig")
     arm = rig.data
     root = arm.edit_bones.new("Root")
     root.head, root.tail = (0, 0, 0), (0, 0, 1)
