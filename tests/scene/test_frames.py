@@ -92,17 +92,42 @@ def test_a_chain_with_bones_reads_like_the_scene(empty_scene):
     assert over.shear[0, b] > 10 and over.shear[-1, b] < 1e-3  # sheared while the armature is stretched
 
 
-def test_a_node_set_that_changes_is_refused_by_name_and_the_frame_restored(empty_scene):
+def _spawn(scene) -> None:
+    scene.collection.objects.link(bpy.data.objects.new("Spawned", None))
+
+
+def _swap(scene) -> None:
+    scene.collection.objects.unlink(bpy.data.objects["Child"])
+    scene.collection.objects.link(bpy.data.objects.new("Spawned", None))
+
+
+@pytest.mark.parametrize(
+    "edit, rule_missed, message",
+    [
+        (_spawn, False, r"2 objects at frame 1, 3 at frame 4"),  # the matrix read fails at once
+        (_swap, False, r"'Child' of frame 1 is not there at frame 4"),  # the ids, checked every frame
+        # An unattended read checks the ids at every frame only while a handler script could
+        # change the objects; a script that slipped past is named at the last frame.
+        (_swap, True, r"'Child' of frame 1 is not there at frame 7"),
+    ],
+)
+def test_a_node_set_that_changes_is_refused_by_name_and_the_frame_restored(
+    empty_scene, monkeypatch, edit, rule_missed, message
+):
+    from hierarchy_inspector.addon.scene import frames as frames_module
+
     scene = empty_scene
     animated_scenes.stretch_pair(scene)
     scene.frame_set(2)
 
-    def add_object(scene, *_args):
+    def script(scene, *_args):
         if scene.frame_current == 4 and "Spawned" not in bpy.data.objects:
-            scene.collection.objects.link(bpy.data.objects.new("Spawned", None))
+            edit(scene)
 
-    with running(bpy.app.handlers.frame_change_pre, add_object):
-        with pytest.raises(SceneDataError, match=r"2 objects at frame 1, 3 at frame 4"):
+    if rule_missed:
+        monkeypatch.setattr(frames_module, "scripts_may_edit", lambda: False)
+    with running(bpy.app.handlers.frame_change_pre, script):
+        with pytest.raises(SceneDataError, match=message):
             read_frames(scene, range(1, 8))
     assert scene.frame_current == 2
 
@@ -408,28 +433,6 @@ def test_a_pose_a_script_changes_is_caught_at_the_last_frame_and_the_range_read_
         series = read_frames(scene, range(1, 6))
         _worlds_equal_the_scan_at_every_frame(scene, series)
     assert not np.array_equal(series.world[0], series.world[-1])
-
-
-def test_objects_swapped_by_a_script_the_rule_missed_are_caught_at_the_last_frame(empty_scene, monkeypatch):
-    """An unattended read checks the objects at every frame only while a handler script
-    could change them; one that slipped past (same count, another object) is named at
-    the last frame, and the scene restored."""
-    from hierarchy_inspector.addon.scene import frames as frames_module
-
-    scene = empty_scene
-    animated_scenes.stretch_pair(scene)
-    scene.frame_set(2)
-
-    def swap(scene, *_args):
-        if scene.frame_current == 4 and "Other" not in bpy.data.objects:
-            scene.collection.objects.unlink(bpy.data.objects["Child"])
-            scene.collection.objects.link(bpy.data.objects.new("Other", None))
-
-    monkeypatch.setattr(frames_module, "scripts_may_edit", lambda: False)
-    with running(bpy.app.handlers.frame_change_pre, swap):
-        with pytest.raises(SceneDataError, match=r"'Child' of frame 1 is not there at frame 7"):
-            read_frames(scene, range(1, 8))
-    assert scene.frame_current == 2
 
 
 def test_a_mesh_with_only_self_contained_modifiers_nothing_animates_keeps_its_box(empty_scene):
