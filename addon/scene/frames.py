@@ -34,13 +34,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-import bpy
 import numpy as np
 
 from ..model.errors import SceneDataError
 from ..model.frames import FrameRange
 from ..model.timeline import FrameSeries
 from .reading import _collection_of, _pose_bones, _Sequence, read_nodes
+from .timeline.still import box_is_round_off, box_may_change, objects_that_stay, pose_is_static, scripts_may_edit
 
 
 def _read(bulk, prop: str, count: int, width: int, dtype=np.float32) -> np.ndarray:
@@ -48,73 +48,6 @@ def _read(bulk, prop: str, count: int, width: int, dtype=np.float32) -> np.ndarr
     if count:
         bulk.foreach_get(prop, buf)
     return buf
-
-
-#: Modifiers whose result depends on the mesh and their own settings only (no other
-#: object, no time): with nothing animating them, the evaluated box is the same at every
-#: frame (Rigify's widgets carry a Subdivision Surface).
-_SELF_CONTAINED_MODIFIERS = frozenset({"SUBSURF", "TRIANGULATE", "BEVEL", "SOLIDIFY", "EDGE_SPLIT", "WELD"})
-
-
-def box_may_change(obj) -> bool:
-    """Whether ``obj``'s local box can differ between frames: anything but a mesh, and a
-    mesh with shape keys, animated mesh data, or modifiers other than self-contained
-    ones nothing animates (no animation data on the object, no handler script): a plain
-    mesh's evaluated geometry is its data, which nothing animates. Empties' display size
-    is read every frame anyway."""
-    if obj.type == "EMPTY":
-        return False
-    if obj.type != "MESH":
-        return True
-    data = obj.data
-    if data.shape_keys is not None or data.animation_data is not None:
-        return True
-    if not len(obj.modifiers):
-        return False
-    self_contained = all(m.type in _SELF_CONTAINED_MODIFIERS for m in obj.modifiers)
-    return not self_contained or obj.animation_data is not None or scripts_may_edit()
-
-
-def box_is_round_off(obj) -> bool:
-    """Whether ``obj``'s box cannot change what a range reports beyond float32 round-off:
-    an armature object with no parent and no constraints. Its world matrix is then its
-    own translation, rotation and scale (no shear, up to Blender's float32 round-off),
-    which both engine models reproduce; its box enters only its own two corner
-    distances, which stay float32 round-off (about 1e-7 of the box's size) whatever the
-    box. Blender recomputes an armature's box from its pose (and custom shapes) on every
-    read, about 45 us per armature and frame on a Rigify rig: :func:`read_frames` reads
-    such boxes at the first frame only. What the range loses: after the first frame,
-    that node's box (``FrameSeries.box_min``/``box_max``) is the first frame's, and its
-    two round-off corner distances are computed with it (on an armature off the origin,
-    rotated and scaled, they differ from the per-frame box's in the 8th decimal: 2.5e-8
-    units, both under 7e-8; at the origin unscaled both are exactly 0)."""
-    return obj.type == "ARMATURE" and obj.parent is None and not len(obj.constraints)
-
-
-def scripts_may_edit() -> bool:
-    """Whether a Python handler runs while Blender changes frames (``frame_change_pre``,
-    ``frame_change_post``, ``depsgraph_update_pre``, ``depsgraph_update_post``): only
-    such a script can add or remove objects, or pose bones nothing animates, between
-    two frames of an unattended read."""
-    handlers = bpy.app.handlers
-    lists = (handlers.frame_change_pre, handlers.frame_change_post)
-    return any(len(h) for h in (*lists, handlers.depsgraph_update_pre, handlers.depsgraph_update_post))
-
-
-def pose_is_static(arm) -> bool:
-    """Whether nothing Blender evaluates can change the pose of armature object ``arm``
-    between frames (its bones in armature space; the object's own motion is read every
-    frame anyway): no animation data (action, NLA tracks, drivers) on the object or its
-    armature, no bone constraints, and no handler script (:func:`scripts_may_edit`).
-    A Rigify metarig kept beside its rig is one. :func:`read_frames` reads such a pose
-    at the first frame only, and again at the last to check."""
-    if scripts_may_edit():
-        return False
-    for block in (arm, arm.data):
-        anim = block.animation_data
-        if anim is not None and (anim.action is not None or len(anim.nla_tracks) or len(anim.drivers)):
-            return False
-    return not any(len(bone.constraints) for bone in arm.pose.bones)
 
 
 #: Up to this many objects whose box can change are read one by one (cheaper than a
@@ -151,8 +84,9 @@ class FrameReader:
     at the last frame to check: :attr:`boxes_checked` is False when one of them changed
     anyway (e.g. a frame-change script edited a mesh); :func:`read_frames` then reads the
     range again, every box at every frame. Likewise the poses of armatures nothing
-    animates (:func:`pose_is_static`) are read at the first and the last frame only
-    (:attr:`poses_checked`).
+    animates (:func:`pose_is_static`) and, when at most a few objects move, the world
+    matrices of the objects nothing moves (:func:`objects_that_stay`: the few are read
+    one by one) are read at the first and the last frame only (:attr:`still_checked`).
 
     ``unattended``: nothing but Blender's evaluation runs between two steps (the loop of
     :func:`read_frames`; not a modal operator, where the user may edit the scene between
@@ -178,7 +112,7 @@ class FrameReader:
         self.static_boxes = static_boxes
         self.unattended = unattended
         self.boxes_checked = True
-        self.poses_checked = True
+        self.still_checked = True
         self.done = 0
         self._restored = False
 
@@ -212,6 +146,12 @@ class FrameReader:
             np.empty(count * 16, np.float32) if keep else None
             for keep, count in zip(static, self.bone_counts, strict=True)
         ]
+        # Objects nothing moves, when only a few others do: the others are read one by one
+        # (a bulk read walks every object, and slows Blender's next evaluation).
+        stays = objects_that_stay(self.objects) if self.static_boxes else np.zeros(n_obj, dtype=bool)
+        movers = np.flatnonzero(~stays)
+        self._stays = stays if stays.any() and len(movers) <= _FEW else None
+        self._mover_matrices = [(int(i), self.objects[i].path_resolve("matrix_world", False)) for i in movers]
         self.converted = 0
         self._products = [
             (np.empty((chunk, 4, 4 * count)), np.empty((chunk, 3, 4 * count))) for count in self.bone_counts
@@ -301,6 +241,25 @@ class FrameReader:
             keep = ~self.round_off  # those may change: they are not the rule's
             self.boxes_checked = bool(np.array_equal(every[keep], expected[keep]))
 
+    def _read_worlds(self, bulk, k: int, slot: int, last: bool) -> None:
+        """The objects' world matrices at frame ``k`` into the buffers' row ``slot``: all in
+        one bulk read, or (objects nothing moves, see :attr:`_stays`) only the few others
+        one by one, every other entry holding the first frame's; all at the last frame,
+        to check that they did stay."""
+        buffers = self._world_buffers
+        if self._stays is None or k == 0 or last:
+            bulk.foreach_get("matrix_world", buffers[slot])
+            if self._stays is not None and k == 0:
+                buffers[:] = buffers[0]  # every row starts as the first frame
+                self._first_world = buffers[0].copy()
+            elif self._stays is not None and k:
+                still = self._stays.repeat(16)
+                self.still_checked &= bool(np.array_equal(buffers[slot][still], self._first_world[still]))
+            return
+        row = buffers[slot].reshape(-1, 16)
+        for i, matrix in self._mover_matrices:
+            matrix.foreach_get(row[i])
+
     def _read_matrices(self, bulk, k: int, frame: int) -> None:
         """Frame ``k``'s Blender matrices into the chunk's raw float32 buffers (row
         ``k % _CHUNK``): only Blender's bulk reads run between two frames (Python work
@@ -313,7 +272,7 @@ class FrameReader:
         slot, last = k % len(self._world_buffers), len(self.frames) - 1
         try:
             if len(self.objects):
-                bulk.foreach_get("matrix_world", self._world_buffers[slot])
+                self._read_worlds(bulk, k, slot, k == last)
             for (_i, arm), buffers, first in zip(self.armatures, self._pose_buffers, self._first_pose, strict=True):
                 if first is not None and 0 < k < last:
                     continue  # a pose nothing animates: the first frame's
@@ -325,7 +284,7 @@ class FrameReader:
                 if first is not None and k == 0:
                     first[:] = buffer
                 elif first is not None:  # the last frame: the check
-                    self.poses_checked &= bool(np.array_equal(buffer, first))
+                    self.still_checked &= bool(np.array_equal(buffer, first))
         except (RuntimeError, TypeError, ValueError, ReferenceError):  # ReferenceError: an object removed
             self._changed_nodes(bulk, frame)
             raise
@@ -454,7 +413,7 @@ def read_frames(
                     progress(reader.fraction, f"frame {reader.frames[reader.done - 1]}")
         finally:
             reader.restore()
-        if reader.boxes_checked and reader.poses_checked:
+        if reader.boxes_checked and reader.still_checked:
             break
     return reader.series()
 

@@ -197,7 +197,7 @@ def test_boxes_that_can_change_are_read_every_frame_and_the_others_once(empty_sc
     big.keyframe_insert("value", frame=1)
     big.value = 1.0
     big.keyframe_insert("value", frame=5)
-    from hierarchy_inspector.addon.scene.frames import box_may_change
+    from hierarchy_inspector.addon.scene.timeline.still import box_may_change
 
     assert not box_may_change(plain) and box_may_change(keyed)
     series = read_frames(scene, range(1, 6))
@@ -312,7 +312,7 @@ def _read_every_box(scene, frames):
 
 def test_an_unconstrained_root_armatures_box_is_read_once_and_changes_nothing_beyond_round_off(empty_scene):
     from hierarchy_inspector.addon.scene.exports.scenes import inherit_scale_rig
-    from hierarchy_inspector.addon.scene.frames import box_is_round_off
+    from hierarchy_inspector.addon.scene.timeline.still import box_is_round_off
 
     scene = empty_scene
     rig = inherit_scale_rig(scene)
@@ -374,7 +374,7 @@ def _worlds_equal_the_scan_at_every_frame(scene, series) -> None:
 
 
 def test_only_poses_nothing_animates_are_static(empty_scene):
-    from hierarchy_inspector.addon.scene.frames import pose_is_static
+    from hierarchy_inspector.addon.scene.timeline.still import pose_is_static
 
     scene = empty_scene
     still = _still_armature(scene, "Still")
@@ -407,7 +407,7 @@ def test_a_static_pose_is_read_once_beside_a_moving_rig_and_every_frame_equals_t
     static = {
         obj.name: first is not None for (_k, obj), first in zip(reader.armatures, reader._first_pose, strict=True)
     }
-    assert static == {"Still": True, "IKRig": False} and reader.poses_checked
+    assert static == {"Still": True, "IKRig": False} and reader.still_checked
     series = read_frames(scene, range(1, 12, 2))
     _worlds_equal_the_scan_at_every_frame(scene, series)
     assert analyse_frames(series).flagged.any()
@@ -429,14 +429,14 @@ def test_a_pose_a_script_changes_is_caught_at_the_last_frame_and_the_range_read_
         reader = FrameReader(scene, range(1, 6), static_boxes=True)
         while not reader.step():
             pass
-        assert not reader.poses_checked
+        assert not reader.still_checked
         series = read_frames(scene, range(1, 6))
         _worlds_equal_the_scan_at_every_frame(scene, series)
     assert not np.array_equal(series.world[0], series.world[-1])
 
 
 def test_a_mesh_with_only_self_contained_modifiers_nothing_animates_keeps_its_box(empty_scene):
-    from hierarchy_inspector.addon.scene.frames import box_may_change
+    from hierarchy_inspector.addon.scene.timeline.still import box_may_change
 
     scene = empty_scene
     widget = _box_mesh(scene, "Widget")
@@ -457,3 +457,80 @@ def test_a_mesh_with_only_self_contained_modifiers_nothing_animates_keeps_its_bo
     # Read once, the boxes still equal Blender's at every frame (the widget's is its subdivided one).
     series = read_frames(scene, range(1, 5))
     _boxes_equal_the_scan_at_every_frame(scene, series)
+
+
+def _empty(scene, name: str, parent=None):
+    obj = bpy.data.objects.new(name, None)
+    scene.collection.objects.link(obj)
+    obj.parent = parent
+    return obj
+
+
+def test_objects_nothing_moves_are_those_without_animation_constraints_or_a_moving_parent(empty_scene):
+    from hierarchy_inspector.addon.scene.timeline.still import objects_that_stay
+
+    scene = empty_scene
+    still = _empty(scene, "Still")
+    under_still = _empty(scene, "UnderStill", still)
+    keyed = _empty(scene, "Keyed")
+    keyed.keyframe_insert("location", frame=1)
+    under_keyed = _empty(scene, "UnderKeyed", keyed)
+    constrained = _empty(scene, "Constrained")
+    constrained.constraints.new("COPY_LOCATION").target = keyed
+    curve = bpy.data.objects.new("Path", bpy.data.curves.new("Path", "CURVE"))
+    scene.collection.objects.link(curve)
+    on_curve = _empty(scene, "OnCurve", curve)  # a curve with path animation moves its children
+    rig = _still_armature(scene, "Rig")
+    on_bone = _empty(scene, "OnBone", rig)
+    on_bone.parent_type, on_bone.parent_bone = "BONE", "Tip"
+    objects = [under_still, still, keyed, under_keyed, constrained, curve, on_curve, rig, on_bone]
+    stays = dict(zip([o.name for o in objects], objects_that_stay(objects).tolist(), strict=True))
+    assert stays == {
+        "UnderStill": True,  # its parent comes after it in the list: the rule folds down the tree
+        "Still": True,
+        "Keyed": False,
+        "UnderKeyed": False,
+        "Constrained": False,
+        "Path": True,
+        "OnCurve": False,
+        "Rig": True,  # the object itself: its pose is another rule
+        "OnBone": False,
+    }
+    assert not objects_that_stay([under_still]).any()  # its parent is not in the list
+
+    def nothing(*_args):
+        pass
+
+    with running(bpy.app.handlers.frame_change_post, nothing):
+        assert not objects_that_stay(objects).any()  # a script could move any of them
+
+
+def test_still_objects_are_read_once_the_few_others_one_by_one_and_a_script_is_caught(empty_scene, monkeypatch):
+    from hierarchy_inspector.addon.scene import frames as frames_module
+
+    scene = empty_scene
+    animated_scenes.stretch_pair(scene)  # Parent and Child move
+    props = [_empty(scene, f"Prop{k}") for k in range(30)]
+    for k, prop in enumerate(props):
+        prop.location, prop.scale = (k, 0.0, 1.0), (1.0, 1.0 + 0.1 * k, 0.5)
+    reader = FrameReader(scene, range(1, 8), static_boxes=True, unattended=True)
+    while not reader.step():
+        pass
+    assert reader._stays is not None and int((~reader._stays).sum()) == 2 and reader.still_checked
+    _worlds_equal_the_scan_at_every_frame(scene, reader.series())
+
+    def push(scene, *_args):
+        bpy.data.objects["Prop3"].location.y = 0.25 * scene.frame_current
+
+    # As if the rule missed the script (it sees the handler): the props count as still.
+    still = lambda objects: np.array([o.name.startswith("Prop") for o in objects])  # noqa: E731
+    monkeypatch.setattr(frames_module, "objects_that_stay", still)
+    with running(bpy.app.handlers.frame_change_pre, push):
+        reader = FrameReader(scene, range(1, 8), static_boxes=True, unattended=True)
+        while not reader.step():
+            pass
+        assert not reader.still_checked  # only the check at the last frame sees it
+        series = read_frames(scene, range(1, 8))
+        _worlds_equal_the_scan_at_every_frame(scene, series)
+    column = [key for key, _ in series.keys].index("Prop3")
+    assert series.world[0, column, 1, 3] != series.world[-1, column, 1, 3]
