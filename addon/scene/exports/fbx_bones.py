@@ -209,20 +209,32 @@ def _basis(arm, pairs: list[tuple[str, str]], outer: core.TRS, inner: core.TRS) 
     return out[0], out[1]
 
 
-def _key_bones(rig, action, keyed: dict, frames: list[int]) -> None:
+def _key_bones(rig, action, keyed: dict, frames: list[int], every: frozenset = frozenset()) -> int:
     """Key each bone of ``keyed`` (name -> TRS ``(T,)``) at ``frames``: location,
     quaternion, scale, LINEAR, in ``action`` (assigned to ``rig``; the bones have no
-    curves in it). The curves are made directly in their group (no ``keyframe_insert``,
-    which resolves the path and evaluates the channel per call: 840 calls on a Rigify
-    rig) and filled in bulk."""
+    curves in it). A channel whose single-precision values (what an F-curve key and a
+    pose channel hold) are the same at every frame gets no curve: the pose channel is
+    set to it (Blender evaluates every F-curve at every frame, about 3 us each on a
+    Rigify rig: 2,800 curves made its export's frame steps 0.4-0.5 s slower, and 40 %
+    of them were constant). The curves are made directly in their group (no
+    ``keyframe_insert``, which resolves the path and evaluates the channel per call)
+    and filled in bulk. The bones in ``every`` get a curve for every channel (an NLA
+    track may animate them: the active action's curves override it, a pose channel
+    would not). Returns the number of curves made."""
+    made = 0
     for name, trs in keyed.items():
         pb = rig.pose.bones[name]
         pb.rotation_mode = "QUATERNION"
         values = {"location": trs.translation, "rotation_quaternion": trs.rotation, "scale": trs.scale}
         for path, value in values.items():
+            single = value.astype(np.float32)
+            setattr(pb, path, single[0].tolist())  # the constant channels' value
+            moving = np.flatnonzero((single != single[:1]).any(axis=0) | (name in every))
             data_path = pb.path_from_id(path)
-            for index in range(value.shape[-1]):
-                _fill(_new_curve(action, rig, data_path, index, name), frames, value[:, index])
+            for index in moving.tolist():
+                _fill(_new_curve(action, rig, data_path, index, name), frames, single[:, index])
+            made += len(moving)
+    return made
 
 
 def _new_curve(action, owner, data_path: str, index: int, group: str):
@@ -310,7 +322,8 @@ def apply(scene, per_armature: dict, frames: list[int], outer: core.TRS, inner: 
             )
             keyed = {h: basis_h[:, j] for j, h in enumerate(helpers)}
             keyed.update({b: basis_b[:, j] for j, (b, _k) in enumerate(bones)})
-            _key_bones(rig, temp, keyed, frames)
+            nla = any(not track.mute for track in anim.nla_tracks)
+            _key_bones(rig, temp, keyed, frames, frozenset(b for b, _k in bones) if nla else frozenset())
         view_layer.update()
     except BaseException:
         restore(edits)
