@@ -349,6 +349,8 @@ def apply(scene, per_armature: dict, frames: list[int], outer: core.TRS, inner: 
                 for path, field in _KEYED.items()
             }
             _key_bones(rig, temp, names, both, frames, every)
+            if getattr(anim, "action_slot", "") is None and getattr(temp, "slots", None):
+                anim.action_slot = temp.slots[0]  # 4.4, 4.5: the legacy curves' slot of a new action is not bound
         view_layer.update()
     except BaseException:
         restore(edits)
