@@ -136,19 +136,24 @@ if fast:
     # again) and sends its values through a pipe; if short of all of them, they are
     # evaluated here.
     half = len(moving) // 2 if len(moving) * len(seconds) >= fork_above and sys.platform.startswith("linux") else 0
+    pid = -1
     if half:
-        size = (len(moving) - half) * len(seconds) * 10 * 8
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(read_end)
-            try:
-                data = memoryview(evaluated(moving[half:]).tobytes())
-                while len(data):
-                    data = data[os.write(write_end, data):]
-            finally:
-                os._exit(0)
+        try:
+            read_end, write_end = os.pipe()
+            pid = os.fork()
+        except OSError:  # no pipe or no fork: every node evaluated here
+            pid = -1
+    if pid == 0:
+        os.close(read_end)
+        try:
+            data = memoryview(evaluated(moving[half:]).tobytes())
+            while len(data):
+                data = data[os.write(write_end, data):]
+        finally:
+            os._exit(0)
+    if pid > 0:
         os.close(write_end)
+        size = (len(moving) - half) * len(seconds) * 10 * 8
         local[:, moving[:half]] = evaluated(moving[:half]).swapaxes(0, 1)
         with os.fdopen(read_end, "rb") as pipe:
             data = pipe.read(size)
