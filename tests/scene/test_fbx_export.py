@@ -331,3 +331,69 @@ def test_turned_split_keeps_the_product_and_moves_away_from_the_pole():
     # the others keep their frame (up to the TRS's own normalisation)
     np.testing.assert_allclose(new_outer.rotation[:, ~near], outer.rotation[:, ~near], rtol=0, atol=1e-15)
     np.testing.assert_allclose(new_inner.translation[:, ~near], inner.translation[:, ~near], rtol=0, atol=1e-15)
+
+
+def test_the_two_process_read_gives_the_same_worlds(rig_scene, tmp_path):
+    """The reader's forked evaluation (forced here on a small file) gives exactly what
+    one process gives, node by node and time by time."""
+    import sys
+
+    from hierarchy_inspector.addon.model.exports.fbx_check import read_fbx
+
+    scene = rig_scene
+    out = tmp_path / "rig.fbx"
+    frames = FrameRange(1, 25, 1)
+    fbx_export.write_fbx(scene, str(out), frames)
+    times = np.asarray(frames.frames()) / (scene.render.fps / scene.render.fps_base)
+    one = read_fbx(str(out), times, fork_above=10**9)
+    two = read_fbx(str(out), times, fork_above=0)
+    assert one.names == two.names and len(one.names) >= 8
+    assert np.array_equal(one.worlds, two.worlds)
+    if sys.platform.startswith("linux"):  # the fork ran: a third read without it differs in nothing either
+        assert np.array_equal(read_fbx(str(out), times[::-1], fork_above=0).worlds, one.worlds[::-1])
+
+
+def test_held_channels_stay_within_single_precision():
+    """A channel held (no curve) spans at most two float32 epsilons of max(1, the
+    bone's largest value) over the frames; its pose value is the span's middle, so no
+    frame moves by more than one epsilon; anything wider keeps its curve."""
+    from hierarchy_inspector.addon.scene.exports.fbx_bones import _HELD, _held
+
+    eps = float(np.finfo(np.float32).eps)
+    rng = np.random.default_rng(7)
+    base = rng.normal(size=(1, 4, 3)) * np.array([1.0, 1e-3, 50.0, 1.0])[None, :, None]
+    value = np.repeat(base, 30, axis=0)
+    value[:, 0, 0] += np.linspace(0, 0.9 * _HELD, 30)  # jitter under the bound: held
+    value[:, 1, 1] += np.linspace(0, 1e-7, 30)  # under 2 eps of 1.0 although the values are tiny: held
+    value[:, 2, 2] += np.linspace(0, 60 * eps, 30)  # under 2 eps of 50: held
+    value[:, 3, 0] += np.linspace(0, 3 * eps, 30)  # over 2 eps of 1: keyed
+    held, pose = _held(value)
+    assert held[:3].all() and not held[3, 0] and held[3, 1:].all()
+    scale = np.maximum(1.0, np.abs(value).max(axis=(0, 2)))[:, None]
+    assert (
+        np.abs(value - pose[None]).max(axis=0)[held] <= (1.01 * _HELD / 2 * scale + 1e-7 * np.abs(pose))[held]
+    ).all()
+    assert np.array_equal(pose[~held], value[0][~held].astype(np.float32))
+
+
+def test_an_nla_track_animating_a_sheared_bone_is_exact(rig_scene, tmp_path):
+    """The rig's animation in an NLA track, no active action: the copy keys every
+    channel of the corrected bones (a held pose channel would be overridden by the
+    track), and the file is exact at every frame."""
+    scene = rig_scene
+    rig = scene.objects["Rig"]
+    anim = rig.animation_data
+    action = anim.action
+    for bone in rig.pose.bones:  # a constant offset the track writes into every bone's location
+        if bone.name.startswith("Child"):
+            bone.location = (0.05, 0.0, -0.02)
+            for frame in (1, 25):
+                bone.keyframe_insert("location", frame=frame)
+    track = anim.nla_tracks.new()
+    track.strips.new("Take", 1, action)
+    anim.action = None
+    scene.frame_set(scene.frame_current)  # the pose as the track makes it
+    before = _rig_state(rig)
+    result = fbx_export.write_fbx(scene, str(tmp_path / "nla.fbx"), FrameRange(1, 25, 2))
+    assert _rig_state(rig) == before and len(anim.nla_tracks) == 1 and anim.action is None
+    assert len(result.helpers) == 5 and result.error.relative < 1e-5
