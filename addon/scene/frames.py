@@ -18,9 +18,11 @@ animates: :func:`box_may_change`) at the first frame only, and so the box of an
 armature with no parent and no constraints (:func:`box_is_round_off`: it changes with
 the pose, and Blender recomputes it on every read, but it cannot change the results
 beyond round-off); every other box (curves, meshes with other modifiers, parented or
-constrained armatures) one getter call per object and frame, and all boxes once more at the last frame to check the first rule (a
-frame-change script may edit a mesh: the range is then read again, every box at every
-frame). Bones' boxes come from their rest lengths.
+constrained armatures) one getter call per object and frame, and all boxes once more
+at the last frame to check the first rule (a frame-change script may edit a mesh: the
+range is then read again, every box at every frame). Bones' boxes come from their rest
+lengths. Poses nothing animates and objects nothing moves are read once too (the rules:
+:mod:`.timeline.still`).
 
 :class:`FrameReader` reads one frame per :meth:`FrameReader.step` (a modal operator
 stays responsive and can stop between frames); :func:`read_frames` reads a whole range.
@@ -151,7 +153,11 @@ class FrameReader:
         stays = objects_that_stay(self.objects) if self.static_boxes else np.zeros(n_obj, dtype=bool)
         movers = np.flatnonzero(~stays)
         self._stays = stays if stays.any() and len(movers) <= _FEW else None
-        self._mover_matrices = [(int(i), self.objects[i].path_resolve("matrix_world", False)) for i in movers]
+        self._mover_matrices = (
+            [(int(i), self.objects[i].path_resolve("matrix_world", False)) for i in movers]
+            if self._stays is not None
+            else []
+        )
         self.converted = 0
         self._products = [
             (np.empty((chunk, 4, 4 * count)), np.empty((chunk, 3, 4 * count))) for count in self.bone_counts
