@@ -49,7 +49,7 @@ def box_is_round_off(obj) -> bool:
     which both engine models reproduce; its box enters only its own two corner
     distances, which stay float32 round-off (about 1e-7 of the box's size) whatever the
     box. Blender recomputes an armature's box from its pose (and custom shapes) on every
-    read, about 45 us per armature and frame on a Rigify rig: :func:`read_frames` reads
+    read, about 45 us per armature and frame on a Rigify rig: :func:`..frames.read_frames` reads
     such boxes at the first frame only. What the range loses: after the first frame,
     that node's box (``FrameSeries.box_min``/``box_max``) is the first frame's, and its
     two round-off corner distances are computed with it (on an armature off the origin,
@@ -73,7 +73,7 @@ def pose_is_static(arm) -> bool:
     between frames (its bones in armature space; the object's own motion is read every
     frame anyway): no animation data (action, NLA tracks, drivers) on the object or its
     armature, no bone constraints, and no handler script (:func:`scripts_may_edit`).
-    A Rigify metarig kept beside its rig is one. :func:`read_frames` reads such a pose
+    A Rigify metarig kept beside its rig is one. :func:`..frames.read_frames` reads such a pose
     at the first frame only, and again at the last to check."""
     if scripts_may_edit():
         return False
