@@ -112,10 +112,6 @@ class _Levels:
         self.parent_pos = np.concatenate(parent_pos) if parent_pos else empty
         self.roots = int(self.starts[1]) if len(self.starts) > 1 else 0
 
-    def level_parents(self, d: int) -> tuple[int, int, np.ndarray]:
-        a, b = int(self.starts[d]), int(self.starts[d + 1])
-        return a, b, self.parent_pos[a - self.roots : b - self.roots]
-
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Column-wise dot products of ``(3, M)`` vectors: ``(M,)``."""

@@ -130,7 +130,7 @@ def sample_keys(times: np.ndarray, v: np.ndarray, interpolation: str, path: str,
                 + (s3 - s2) * dt * v[i + 1, 0]
             )
         elif path == "rotation":
-            out = _slerp(key[i], key[i + 1], s)
+            out = slerp(key[i], key[i + 1], s)
         else:
             out = (1 - s) * key[i] + s * key[i + 1]
     if path == "rotation":
@@ -138,8 +138,9 @@ def sample_keys(times: np.ndarray, v: np.ndarray, interpolation: str, path: str,
     return out
 
 
-def _slerp(a: np.ndarray, b: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """:func:`slerp` of ``(M, ..., 4)`` quaternions at ``s`` broadcast to ``(M, ..., 1)``."""
+def slerp(a: np.ndarray, b: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Shortest-arc spherical interpolation of unit quaternions ``(M, ..., 4)`` at ``s``
+    broadcast to ``(M, ..., 1)``."""
     d = np.sum(a * b, axis=-1, keepdims=True)
     b = np.where(d < 0, -b, b)
     angle = np.arccos(np.clip(np.abs(d), -1.0, 1.0))
@@ -149,11 +150,6 @@ def _slerp(a: np.ndarray, b: np.ndarray, s: np.ndarray) -> np.ndarray:
     wa = np.where(small, 1 - s, np.sin((1 - s) * angle) / safe)
     wb = np.where(small, s, np.sin(s * angle) / safe)
     return wa * a + wb * b
-
-
-def slerp(a: np.ndarray, b: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """Shortest-arc spherical interpolation of unit quaternions ``(M, 4)`` at ``s (M,)``."""
-    return _slerp(np.asarray(a), np.asarray(b), np.asarray(s, dtype=np.float64)[:, None])
 
 
 def _animations(gltf: Gltf, animation: int | None) -> list[dict]:

@@ -225,7 +225,7 @@ def _held(value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return held, np.where(held, (low + high) / 2.0, value[0]).astype(np.float32)
 
 
-def _key_bones(rig, action, names: list[str], values: dict, frames: list[int], every: frozenset) -> int:
+def _key_bones(rig, action, names: list[str], values: dict, frames: list[int], every: frozenset) -> None:
     """Key the bones ``names`` with ``values`` (pose channel -> ``(T, M, width)``: the
     :data:`_KEYED` channels of a TRS) at ``frames``: LINEAR, in ``action`` (assigned to ``rig``; the bones have no curves in it).
     A channel that stays put over the frames (:func:`_held`: within two single-precision
@@ -236,14 +236,12 @@ def _key_bones(rig, action, names: list[str], values: dict, frames: list[int], e
     the epsilons). The curves are made directly in their group (no ``keyframe_insert``,
     which resolves the path and evaluates the channel per call) and filled in bulk. The
     bones in ``every`` get a curve for every channel (an NLA track may animate them: the
-    active action's curves override it, a pose channel would not). Returns the number
-    of curves made."""
+    active action's curves override it, a pose channel would not)."""
     plans = []
     for path, value in values.items():
         held, pose = _held(value)
         held[[name in every for name in names]] = False
         plans.append((path, value.astype(np.float32), held, pose.tolist()))
-    made = 0
     for j, name in enumerate(names):
         pb = rig.pose.bones[name]
         pb.rotation_mode = "QUATERNION"
@@ -254,8 +252,6 @@ def _key_bones(rig, action, names: list[str], values: dict, frames: list[int], e
                 data_path = pb.path_from_id(path)
                 for index in moving.tolist():
                     _fill(_new_curve(action, rig, data_path, index, name), frames, single[:, j, index])
-                made += len(moving)
-    return made
 
 
 def _new_curve(action, owner, data_path: str, index: int, group: str):
