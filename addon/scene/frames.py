@@ -80,7 +80,8 @@ class FrameReader:
     bones: their armature's world times their pose matrices, one product per armature
     and frame).
 
-    With ``static_boxes`` the boxes of objects that cannot change them (:func:`box_may_change`)
+    With ``read_once`` what cannot change is read at the first frame only (the rules:
+    :mod:`.timeline.still`): the boxes of objects that cannot change them (:func:`box_may_change`)
     and of armatures whose box cannot change the results beyond round-off
     (:func:`box_is_round_off`) are read at the first frame only, and the first kind again
     at the last frame to check: :attr:`boxes_checked` is False when one of them changed
@@ -102,7 +103,7 @@ class FrameReader:
         scene,
         frames: Sequence[int],
         objects: Iterable | None = None,
-        static_boxes: bool = False,
+        read_once: bool = False,
         unattended: bool = False,
     ):
         if not len(frames):
@@ -111,7 +112,7 @@ class FrameReader:
         self.frames = [int(f) for f in frames]
         self.start = (scene.frame_current, scene.frame_subframe)
         self._objects_arg = objects
-        self.static_boxes = static_boxes
+        self.read_once = read_once
         self.unattended = unattended
         self.boxes_checked = True
         self.still_checked = True
@@ -143,14 +144,14 @@ class FrameReader:
         self._world_buffers = np.empty((chunk, n_obj * 16), dtype=np.float32)
         self._pose_buffers = [np.empty((chunk, count * 16), dtype=np.float32) for count in self.bone_counts]
         # Poses nothing animates: read at the first frame (kept here) and checked at the last.
-        static = [self.static_boxes and pose_is_static(arm) for _k, arm in self.armatures]
+        static = [self.read_once and pose_is_static(arm) for _k, arm in self.armatures]
         self._first_pose: list[np.ndarray | None] = [
             np.empty(count * 16, np.float32) if keep else None
             for keep, count in zip(static, self.bone_counts, strict=True)
         ]
         # Objects nothing moves, when only a few others do: the others are read one by one
         # (a bulk read walks every object, and slows Blender's next evaluation).
-        stays = objects_that_stay(self.objects) if self.static_boxes else np.zeros(n_obj, dtype=bool)
+        stays = objects_that_stay(self.objects) if self.read_once else np.zeros(n_obj, dtype=bool)
         movers = np.flatnonzero(~stays)
         self._stays = stays if stays.any() and len(movers) <= _FEW else None
         self._mover_matrices = (
@@ -165,7 +166,7 @@ class FrameReader:
         self.bone_min, self.bone_max = nodes.box_min[n_obj:], nodes.box_max[n_obj:]
         # Which boxes are read each frame: all in bulk (``box_rows`` None), a few one by
         # one, or none; the others are the first frame's.
-        if self.static_boxes:
+        if self.read_once:
             may = np.array([box_may_change(o) for o in self.objects], dtype=bool)
             self.round_off = np.array([box_is_round_off(o) for o in self.objects], dtype=bool)
             rows = np.flatnonzero(may & ~self.round_off)
@@ -408,11 +409,12 @@ def read_frames(
     """``objects`` (default: all of ``scene``) and their pose bones at every one of
     ``frames``: a :class:`FrameSeries` with world matrices ``(T, N, 4, 4)``, the node
     keys and parents. ``progress(fraction, message)`` is called after every frame. The
-    scene ends on the frame it started on. Boxes that cannot change and poses nothing
-    animates are read once (:class:`FrameReader` ``static_boxes``); if one changed
-    anyway, the range is read again with every box and pose at every frame."""
-    for static_boxes in (True, False):
-        reader = FrameReader(scene, frames, objects, static_boxes=static_boxes, unattended=True)
+    scene ends on the frame it started on. Boxes that cannot change, poses nothing
+    animates and objects nothing moves are read once (:class:`FrameReader`
+    ``read_once``); if one changed anyway, the range is read again with everything at
+    every frame."""
+    for read_once in (True, False):
+        reader = FrameReader(scene, frames, objects, read_once=read_once, unattended=True)
         try:
             while not reader.step():
                 if progress:

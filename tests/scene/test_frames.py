@@ -218,7 +218,7 @@ def test_a_box_a_script_changes_is_caught_at_the_last_frame_and_the_range_read_a
         mesh.update()
 
     with running(bpy.app.handlers.frame_change_pre, grow):
-        reader = FrameReader(scene, range(1, 6), static_boxes=True)
+        reader = FrameReader(scene, range(1, 6), read_once=True)
         while not reader.step():
             pass
         assert not reader.boxes_checked  # nothing Blender animates changes it: only the check sees it
@@ -304,7 +304,7 @@ def test_a_parent_whose_scale_animates_through_zero_away_from_the_origin_is_repo
 
 
 def _read_every_box(scene, frames):
-    reader = FrameReader(scene, frames, static_boxes=False)
+    reader = FrameReader(scene, frames, read_once=False)
     while not reader.step():
         pass
     return reader.series()
@@ -401,7 +401,7 @@ def test_a_static_pose_is_read_once_beside_a_moving_rig_and_every_frame_equals_t
     bpy.ops.object.mode_set(mode="OBJECT")
     ik_rig(scene, 1, 12)
     bpy.ops.object.mode_set(mode="OBJECT")
-    reader = FrameReader(scene, range(1, 12, 2), static_boxes=True)
+    reader = FrameReader(scene, range(1, 12, 2), read_once=True)
     while not reader.step():
         pass
     static = {
@@ -426,7 +426,7 @@ def test_a_pose_a_script_changes_is_caught_at_the_last_frame_and_the_range_read_
     # As if the rule missed it: only the check at the last frame can see the script.
     monkeypatch.setattr(frames_module, "pose_is_static", lambda arm: True)
     with running(bpy.app.handlers.frame_change_pre, turn):
-        reader = FrameReader(scene, range(1, 6), static_boxes=True)
+        reader = FrameReader(scene, range(1, 6), read_once=True)
         while not reader.step():
             pass
         assert not reader.still_checked
@@ -513,7 +513,7 @@ def test_still_objects_are_read_once_the_few_others_one_by_one_and_a_script_is_c
     props = [_empty(scene, f"Prop{k}") for k in range(30)]
     for k, prop in enumerate(props):
         prop.location, prop.scale = (k, 0.0, 1.0), (1.0, 1.0 + 0.1 * k, 0.5)
-    reader = FrameReader(scene, range(1, 8), static_boxes=True, unattended=True)
+    reader = FrameReader(scene, range(1, 8), read_once=True, unattended=True)
     while not reader.step():
         pass
     assert reader._stays is not None and int((~reader._stays).sum()) == 2 and reader.still_checked
@@ -526,7 +526,7 @@ def test_still_objects_are_read_once_the_few_others_one_by_one_and_a_script_is_c
     still = lambda objects: np.array([o.name.startswith("Prop") for o in objects])  # noqa: E731
     monkeypatch.setattr(frames_module, "objects_that_stay", still)
     with running(bpy.app.handlers.frame_change_pre, push):
-        reader = FrameReader(scene, range(1, 8), static_boxes=True, unattended=True)
+        reader = FrameReader(scene, range(1, 8), read_once=True, unattended=True)
         while not reader.step():
             pass
         assert not reader.still_checked  # only the check at the last frame sees it
