@@ -166,7 +166,8 @@ def measure_fbx(scene, frame_range: FrameRange, repeat: int, folder: str) -> lis
         else "-"
     )
     return [
-        f"{len(result.helpers)}",
+        f"{len(result.helpers)}"
+        + (f" (+{len(result.pole_helpers)} off the Euler pole)" if result.pole_helpers else ""),
         f"{len(result.not_corrected)}",
         f"{plain_s:.2f}",
         f"{ours_s:.2f}",

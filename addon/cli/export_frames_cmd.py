@@ -12,7 +12,7 @@ from ..model.exports.accumulated_frames import accumulated_frames_csv, accumulat
 from ..model.exports.animated_gltf import CHECK_TOLERANCE
 from ..model.outputs import write_all
 from ..model.thresholds import Thresholds
-from ..scene.exports.fbx_export import write_fbx
+from ..scene.exports.fbx_export import POLE_BUDGET, write_fbx
 from ..scene.exports.gltf_animated import write_gltf_frames
 from ..scene.frames import read_frames
 from . import console
@@ -91,6 +91,12 @@ def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
     helpers = f" ({', '.join(result.helpers)})" if result.helpers else ""
     what = f"frame {result.frames[0]}" if frame_range is None else f"frames {frame_range.start}..{frame_range.end}"
     print(f"wrote {args.out!r}: {what}; {len(result.helpers)} object(s) and bone(s) given a temporary helper{helpers}")
+    if result.pole_helpers:
+        print(
+            f"{len(result.pole_helpers)} object(s) given a still helper that keeps their Euler angles off the pole "
+            f"(written in float32 there, they would cost over {POLE_BUDGET:.0e} relative): "
+            + ", ".join(result.pole_helpers)
+        )
     for label, why in result.not_corrected:
         print(f"not corrected: '{label}' ({why})")
     err = result.error

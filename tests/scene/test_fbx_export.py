@@ -13,6 +13,7 @@ from hierarchy_inspector.addon.model.exports.fbx_check import fbx_worlds  # noqa
 from hierarchy_inspector.addon.model.frames import FrameRange  # noqa: E402
 from hierarchy_inspector.addon.scene.exports import fbx_export  # noqa: E402
 from hierarchy_inspector.addon.scene.exports import scenes as export_scenes  # noqa: E402
+from hierarchy_inspector.addon.scene.timeline.animated import _linear  # noqa: E402
 
 
 def _state(scene):
@@ -297,42 +298,6 @@ def test_ik_bend_near_the_euler_pole_reads_back_exactly(empty_scene, tmp_path):
     assert sorted(b.name for b in rig.data.bones) == ["Base", "Hand", "Lower", "Upper"]
 
 
-def test_turned_split_keeps_the_product_and_moves_away_from_the_pole():
-    """Each helper's frame turned by one of the 24 axis rotations: the same product at
-    every frame (float64 round-off), still one TRS each (rotation, scale, translation
-    recomposed by the core), and the worst middle Euler angle no nearer +-90 degrees."""
-    from hierarchy_inspector import core
-    from hierarchy_inspector.addon.scene.exports.fbx_bones import turned
-
-    rng = np.random.default_rng(3)
-    t, k = 6, 40
-
-    def split():
-        base = rng.normal(size=(1, k, 4))
-        q = base + 0.2 * rng.normal(size=(t, k, 4))  # rotations that move a little over time
-        q /= np.linalg.norm(q, axis=-1, keepdims=True)
-        scale = np.exp(rng.normal(size=(t, k, 3))) * np.where(rng.random((1, k, 3)) < 0.2, -1.0, 1.0)
-        return core.TRS(rng.normal(size=(t, k, 3)), q, scale)
-
-    outer, inner = split(), split()
-    new_outer, new_inner = turned(outer, inner)
-    np.testing.assert_allclose(
-        new_outer.to_matrix() @ new_inner.to_matrix(), outer.to_matrix() @ inner.to_matrix(), atol=1e-12 * 400
-    )
-
-    def worst(trs):
-        return np.abs(core.quat_to_matrix(trs.rotation)[..., 2, 0]).max(axis=0)
-
-    before = np.maximum(worst(outer), worst(inner))
-    after = np.maximum(worst(new_outer), worst(new_inner))
-    assert (after <= before + 1e-12).all()
-    near = before > np.sin(np.radians(60.0))
-    assert near.any() and (after[near] < before[near]).all()
-    # the others keep their frame (up to the TRS's own normalisation)
-    np.testing.assert_allclose(new_outer.rotation[:, ~near], outer.rotation[:, ~near], rtol=0, atol=1e-15)
-    np.testing.assert_allclose(new_inner.translation[:, ~near], inner.translation[:, ~near], rtol=0, atol=1e-15)
-
-
 def test_the_two_process_read_gives_the_same_worlds(rig_scene, tmp_path):
     """The reader's forked evaluation (forced here on a small file) gives exactly what
     one process gives, node by node and time by time."""
@@ -397,3 +362,61 @@ def test_an_nla_track_animating_a_sheared_bone_is_exact(rig_scene, tmp_path):
     result = fbx_export.write_fbx(scene, str(tmp_path / "nla.fbx"), FrameRange(1, 25, 2))
     assert _rig_state(rig) == before and len(anim.nla_tracks) == 1 and anim.action is None
     assert len(result.helpers) == 5 and result.error.relative < 1e-5
+
+
+def _pole_scene(scene):
+    """``Base`` (scaled 3, 1, 0.5), under it ``Pitch`` pitching about Y from 85 to
+    95.05 degrees (frame 13: 0.025 degrees past the Euler pole) with ``Far`` 40 units
+    along its Y; and ``Turntable`` (no parent) turning about Z from 85 to 95.05 degrees
+    (the pole in the file's Y-up axes) with ``Rim`` 30 units along its Y. No shear in
+    any local matrix. Linear keys, frames 1 .. 25."""
+    import math
+
+    names = ("Base", "Pitch", "Far", "Turntable", "Rim")
+    base, pitch, far, table, rim = (bpy.data.objects.new(n, None) for n in names)
+    for obj in (base, pitch, far, table, rim):
+        scene.collection.objects.link(obj)
+    base.scale = (3.0, 1.0, 0.5)
+    pitch.parent, far.parent, rim.parent = base, pitch, table
+    far.location, rim.location = (0.0, 40.0, 0.0), (0.0, 30.0, 0.0)
+    for frame, angle in ((1, 85.0), (25, 95.05)):
+        pitch.rotation_euler = (0.3, math.radians(angle), -0.2)
+        pitch.keyframe_insert("rotation_euler", frame=frame)
+        table.rotation_euler = (0.0, 0.0, math.radians(angle))
+        table.keyframe_insert("rotation_euler", frame=frame)
+    for obj in (pitch, table):
+        _linear(obj)
+    scene.frame_start, scene.frame_end = 1, 25
+    scene.frame_set(4)
+
+
+def test_objects_near_the_euler_pole_get_a_turned_helper_and_the_file_is_exact(empty_scene, tmp_path):
+    """Blender's FBX exporter writes Euler angles computed in float32: near the pole
+    its own export is off (by far more than 1e-5 relative here). Ours gives the two
+    objects that pass the pole a still helper turned by an axis rotation, keeps their
+    animation, and is exact; the scene is unchanged afterwards."""
+    scene = empty_scene
+    _pole_scene(scene)
+    before = _state(scene)
+    frames = FrameRange(1, 25, 1)
+    fps = scene.render.fps / scene.render.fps_base
+    times = np.asarray(frames.frames()) / fps
+    blender = []
+    for frame in frames.frames():
+        scene.frame_set(frame)
+        blender.append([np.array(o.matrix_world) for o in (scene.objects["Far"], scene.objects["Rim"])])
+    scene.frame_set(4)
+    blender = np.array(blender)
+    plain = tmp_path / "plain.fbx"
+    fbx_export.export_fbx(str(plain), frames)
+    names, worlds = fbx_worlds(str(plain), times)
+    plain_error = np.abs(worlds[:, [names.index("Far"), names.index("Rim")]] - blender).max() / np.abs(blender).max()
+    assert plain_error > 1e-5
+
+    result = fbx_export.write_fbx(scene, str(tmp_path / "ours.fbx"), frames, again=False)
+    assert _state(scene) == before
+    assert result.pole_helpers == ["Pitch", "Turntable"] and result.helpers == [] and result.not_corrected == []
+    assert result.error is not None and result.error.relative < 1e-6 and result.error.checked == 5
+    names, worlds = fbx_worlds(str(tmp_path / "ours.fbx"), times)
+    ours_error = np.abs(worlds[:, [names.index("Far"), names.index("Rim")]] - blender).max() / np.abs(blender).max()
+    assert ours_error < 1e-6 < plain_error / 10

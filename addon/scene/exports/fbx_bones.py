@@ -38,6 +38,7 @@ import numpy as np
 
 from .... import core
 from ...model.exports.animated_split import continuous_quaternions
+from ...model.exports.euler_pole import turned
 from ..edits.editing import as_np
 
 _TRANSFORMS = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle", "scale")
@@ -144,57 +145,6 @@ def _edit_structure(arm, bones: list[str], saved: list[_Bone], helpers: list[str
             bone.use_local_location = True
             bone.use_relative_parent = False
         eb.parent = helper
-
-
-def _axis_turns() -> np.ndarray:
-    """The 24 rotations that map axes to axes ``(24, 3, 3)``, the identity first."""
-    turns = []
-    for perm in ((0, 1, 2), (1, 2, 0), (2, 0, 1), (0, 2, 1), (2, 1, 0), (1, 0, 2)):
-        for signs in np.array(np.meshgrid([1, -1], [1, -1], [1, -1], indexing="ij")).reshape(3, -1).T:
-            c = np.zeros((3, 3))
-            c[list(perm), [0, 1, 2]] = signs
-            if np.linalg.det(c) > 0:
-                turns.append(c)
-    return np.array(turns)
-
-
-_TURNS = _axis_turns()
-#: |sin| of the Euler XYZ middle angle above which a helper is turned (60 degrees).
-_TURN_ABOVE = np.sin(np.radians(60.0))
-
-
-def turned(outer: core.TRS, inner: core.TRS) -> tuple[core.TRS, core.TRS]:
-    """The split ``outer, inner (T, K)`` with each helper's frame turned by the axis
-    rotation ``C`` (constant in time, one of 24) that keeps both factors' Euler XYZ
-    middle angle farthest from +-90 degrees: ``outer @ C`` and ``C.T @ inner``, the
-    same product, each still one TRS (``S @ C == C @ S'`` with ``S'`` the permuted
-    scale). Blender's FBX exporter turns every local matrix into Euler XYZ angles in
-    single precision, which near the middle angle's +-90 degrees lose about float32
-    epsilon / cos(angle) (an IK bend at 89.9 degrees: 2.5e-5 units). Columns whose
-    worst middle angle is under 60 degrees keep ``C = I``."""
-    r1 = core.quat_to_matrix(outer.rotation)  # (T, K, 3, 3)
-    r2 = core.quat_to_matrix(inner.rotation)
-    # Euler XYZ (R = Rz Ry Rx): sin(middle) = -R[2, 0]. For R1 @ C: row 2 of R1 dot
-    # column 0 of C; for C.T @ R2: column 2 of C dot column 0 of R2.
-    sin1 = np.abs(np.einsum("tki,ci->ctk", r1[..., 2, :], _TURNS[:, :, 0])).max(axis=1)  # (24, K)
-    sin2 = np.abs(np.einsum("tki,ci->ctk", r2[..., :, 0], _TURNS[:, :, 2])).max(axis=1)
-    score = np.maximum(sin1, sin2)
-    best = np.where(score[0] > _TURN_ABOVE, score.argmin(axis=0), 0)  # (K,)
-    if not best.any():
-        return outer, inner
-    moved = np.flatnonzero(best)
-    c = _TURNS[best[moved]]  # (M, 3, 3)
-    qc = core.matrix_to_quat(c)
-    perm = np.abs(c).argmax(axis=-2)  # perm[m, i]: the axis column i of C takes
-    rotation, scale = outer.rotation.copy(), outer.scale.copy()
-    rotation[:, moved] = continuous_quaternions(core.quat_multiply(outer.rotation[:, moved], qc))
-    scale[:, moved] = np.take_along_axis(scale[:, moved], np.broadcast_to(perm, scale[:, moved].shape), axis=-1)
-    translation_in, rotation_in = inner.translation.copy(), inner.rotation.copy()
-    translation_in[:, moved] = np.einsum("mji,tmj->tmi", c, inner.translation[:, moved])
-    rotation_in[:, moved] = continuous_quaternions(
-        core.quat_multiply(core.quat_conjugate(qc), inner.rotation[:, moved])
-    )
-    return core.TRS(outer.translation, rotation, scale), core.TRS(translation_in, rotation_in, inner.scale)
 
 
 def _basis(arm, pairs: list[tuple[str, str]], outer: core.TRS, inner: core.TRS) -> tuple[core.TRS, core.TRS]:

@@ -10,6 +10,14 @@ reader) and compared with Blender at every exported frame.
 Bones whose local matrix holds shear get a temporary helper BONE above them the same
 way (:mod:`.fbx_bones`: edit bones, keyed pose, all undone).
 
+The exporter writes rotations as Euler angles computed in single precision, which lose
+precision near the Euler pole (:mod:`..model.exports.euler_pole`): every helper's frame
+is turned by a constant axis rotation away from it, and an object that needs no split
+but whose rotation comes within :data:`~..model.exports.euler_pole.POLE_DEG` of the pole
+gets a still helper empty turned by such a rotation ``C``; the object keeps its own
+animation and only its parenting changes (``matrix_parent_inverse`` turned by ``C.T``:
+the same world matrix), then is restored (``FbxResult.pole_helpers``).
+
 Not corrected (listed by name): objects with constraints or linked data, bones of
 linked, shared or hidden armatures, and bones whose constraints read a bone that gets a
 helper (a target, or an IK chain through it: the copy rebuilds that bone from a helper
@@ -20,22 +28,23 @@ much, and the command exits 1 when it is over the tolerance).
 from __future__ import annotations
 
 import time
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import bpy
 import numpy as np
 
 from .... import core
 from ...model.errors import ExportError, InspectorError
-from ...model.exports.animated_gltf import needs_split
+from ...model.exports.animated_gltf import CHECK_TOLERANCE, needs_split
 from ...model.exports.animated_split import continuous_split
+from ...model.exports.euler_pole import CAMERA_TURN, FBX_GLOBAL, LIGHT_TURN, pole_turns, turned
 from ...model.exports.fbx_check import FbxError, compare, prepare_next, start_reader
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with
 from ...model.thresholds import DEFAULT, Thresholds
 from ..blender_output import run_exporter
-from ..edits.editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, parent_matrix, to_blender
+from ..edits.editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, as_np, parent_matrix, to_blender
 from ..frames import read_frames, timeline_range
 from . import fbx_bones
 from .gltf_hook import engine_ignored
@@ -44,7 +53,8 @@ from .gltf_hook import engine_ignored
 class FbxResult(NamedTuple):
     error: FbxError | None  #: the file read back with ufbx (None: ufbx is not installed)
     frames: list
-    helpers: list  #: labels of the objects and bones given a temporary helper
+    helpers: list  #: labels of the objects and bones given a temporary helper for their shear
+    pole_helpers: list  #: labels of the objects given one only to keep their FBX rotation off the Euler pole
     not_corrected: list  #: (label, why) nodes whose local shear the file drops
     seconds: dict
 
@@ -209,6 +219,10 @@ def _write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thre
         not_corrected += fbx_bones.constraint_readers(bpy.data.objects[rig_name], {b for b, _k in rig_bones})
     outer, inner = continuous_split(local[:, split], small_inner=True)  # away from Euler gimbal lock
     objects = [k for k, i in enumerate(split) if not series.keys[i][1]]
+    split_objects = [split[k] for k in objects]
+    before, after = _written_turns([series.keys[i][0] for i in split_objects])
+    outer_objects, inner_objects = turned(outer[:, objects], inner[:, objects], before, after)
+    pole, pole_turn = _off_pole(series, world[keep], local, needs, skinned)
     seconds["prepare"] = time.perf_counter() - t0
 
     skip = {i for i, (obj, bone) in enumerate(series.keys) if not bone and obj in skinned}
@@ -217,8 +231,10 @@ def _write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thre
 
     def write(tmp: str) -> None:
         t1 = time.perf_counter()
-        edits = _apply(scene, series, frames, [split[k] for k in objects], outer[:, objects], inner[:, objects])
+        edits = _apply(scene, series, frames, split_objects, outer_objects, inner_objects)
+        turns: list[_Turn] = []
         try:
+            turns = _turn(scene, [bpy.data.objects[series.keys[i][0]] for i in pole], pole_turn)
             bone_edits = fbx_bones.apply(scene, bones, frames, outer, inner) if bones else None
             try:
                 t2 = time.perf_counter()
@@ -230,6 +246,7 @@ def _write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thre
                 if bone_edits is not None:
                     fbx_bones.restore(bone_edits)
         finally:
+            _unturn(turns)
             _undo(edits)
         t3 = time.perf_counter()
         seconds["edits"] = t3 - t1 - seconds["blender_export"]
@@ -247,4 +264,100 @@ def _write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thre
     error = compare(read, series.keys, world[keep], skip) if read is not None else None
     seconds["check"] += time.perf_counter() - t4
     labels = [node_label(*series.keys[i]) for i in split]
-    return FbxResult(error, frames, labels, not_corrected, seconds)
+    pole_labels = [node_label(*series.keys[i]) for i in pole]
+    return FbxResult(error, frames, labels, pole_labels, not_corrected, seconds)
+
+
+def _written_turns(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The constant rotations ``(K, 3, 3)`` Blender's FBX exporter applies before and
+    after the local rotation of each object ``names`` and of a helper put above it:
+    the file's axes on objects without a parent in the file, the light and camera
+    turns on lights and cameras."""
+    before = np.empty((len(names), 3, 3))
+    after = np.empty((len(names), 3, 3))
+    for k, name in enumerate(names):
+        obj = bpy.data.objects[name]
+        in_file = obj.parent is not None and obj.parent_type in ("OBJECT", "BONE")
+        before[k] = np.eye(3) if in_file else FBX_GLOBAL
+        after[k] = LIGHT_TURN if obj.type == "LIGHT" else CAMERA_TURN if obj.type == "CAMERA" else np.eye(3)
+    return before, after
+
+
+def _off_pole(series, world, local: np.ndarray, needs: np.ndarray, skinned) -> tuple[list[int], np.ndarray]:
+    """The objects that need no split but whose written rotation comes near the Euler
+    pole, and the turn ``C (M, 3, 3)`` of each one's helper
+    (:func:`..model.exports.euler_pole.pole_turns`). Left out: bones (a bone near the
+    pole would need a helper bone), objects deformed by their parent, constrained,
+    simulated or linked ones."""
+    candidates: list[int] = []
+    for i in np.flatnonzero(~needs):
+        obj_name, bone = series.keys[i]
+        obj = bpy.data.objects.get(obj_name)
+        if bone or obj is None or obj_name in skinned or obj.constraints or obj.rigid_body is not None:
+            continue
+        if obj.library is not None or (obj.parent_type in DEFORMING_PARENTS and obj.type in DEFORMABLE):
+            continue
+        candidates.append(int(i))
+    before, after = _written_turns([series.keys[i][0] for i in candidates])
+    budget = POLE_BUDGET * max(1.0, float(np.abs(world).max()))  # the check's own scale
+    columns, turns = pole_turns(
+        local[:, np.array(candidates, dtype=np.int64)],
+        before,
+        after,
+        world=world,
+        parents=series.parents,
+        nodes=np.array(candidates),
+        budget=budget,
+    )
+    return [candidates[k] for k in columns], turns
+
+
+#: The share of the self-check's tolerance an object's Euler angles may cost before it
+#: is given a turned helper (the estimate is 0.9-3x the error measured in the file).
+POLE_BUDGET = CHECK_TOLERANCE / 2
+
+
+class _Turn(NamedTuple):
+    obj: Any
+    helper: Any
+    parenting: Parenting
+
+
+def _turn(scene, objects: list, turns: np.ndarray) -> list[_Turn]:
+    """Put a still empty turned by ``turns[k]`` (``C``) between each of ``objects`` and
+    its parent (the empty takes its parenting); the object's parent inverse becomes
+    ``C.T @`` it, so its world matrix and its own channels and animation stay. Undone
+    by :func:`_unturn`, also on failure."""
+    edits: list[_Turn] = []
+    try:
+        for obj, c in zip(objects, turns, strict=True):
+            helper = bpy.data.objects.new(f"{obj.name} (Euler pole helper)", None)
+            edits.append(_Turn(obj, helper, Parenting.save(obj)))
+            for coll in list(obj.users_collection) or [scene.collection]:
+                coll.objects.link(helper)
+            helper.parent, helper.parent_type = obj.parent, obj.parent_type
+            if obj.parent_type == "BONE":
+                helper.parent_bone = obj.parent_bone
+            elif obj.parent_type in ("VERTEX", "VERTEX_3"):
+                helper.parent_vertices = obj.parent_vertices
+            helper.rotation_mode = "QUATERNION"
+            helper.rotation_quaternion = core.matrix_to_quat(c).tolist()
+            inverse = np.eye(4)
+            inverse[:3, :3] = c.T
+            mpi = inverse @ as_np(obj.matrix_parent_inverse)
+            obj.parent, obj.parent_type = helper, "OBJECT"
+            obj.matrix_parent_inverse = to_blender(mpi)
+        if edits:
+            bpy.context.view_layer.update()
+    except BaseException:
+        _unturn(edits)
+        raise
+    return edits
+
+
+def _unturn(edits: list[_Turn]) -> None:
+    for e in reversed(edits):
+        e.parenting.restore()
+        bpy.data.objects.remove(e.helper)
+    if edits:
+        bpy.context.view_layer.update()
