@@ -187,10 +187,9 @@ def pole_errors(world: np.ndarray, parents: np.ndarray, nodes: np.ndarray, sine:
     step = max(1, (1 << 16) // max(t, 1))
     for lo in range(0, len(up), step):
         k, j = column[up[lo : lo + step]], down[lo : lo + step]
-        moved = world[:, j, :3, :] - np.concatenate(
-            [np.zeros((t, len(j), 3, 3)), world[:, nodes[k], :3, 3:]], axis=-1
-        )  # (T, P, 3, 4): the axes, and the position from the node's origin
-        effect = np.abs(np.einsum("tpij,tpjk->tpik", turn[:, k], moved)).max(axis=(-2, -1))
+        moved = world[:, j, :3, :].copy()  # (T, P, 3, 4): the axes, and the position from the node's origin
+        moved[..., 3] -= world[:, nodes[k]][..., :3, 3]
+        effect = np.abs(np.matmul(turn[:, k], moved)).max(axis=(-2, -1))
         np.maximum.at(out, k, (rate[:, k] * effect).max(axis=0))
     return out
 
