@@ -172,25 +172,31 @@ def pole_errors(world: np.ndarray, parents: np.ndarray, nodes: np.ndarray, sine:
     axis = np.broadcast_to([0.0, 0.0, 1.0], (m, 3)) if before is None else before[:, 2, :]  # before.T @ z
     has = parents[nodes] >= 0
     parent3 = np.where(has[None, :, None, None], world[:, np.maximum(parents[nodes], 0), :3, :3], np.eye(3))
-    parent4 = np.broadcast_to(np.eye(4), (t, m, 4, 4)).copy()
-    parent4[..., :3, :3] = parent3
-    inverse, _singular = core.affine_inverse(parent4)
-    turn = parent3 @ _skew(axis)[None] @ inverse[..., :3, :3]  # (T, M, 3, 3)
     cos = np.sqrt(np.maximum(1.0 - np.minimum(sine, 1.0) ** 2, (16.0 * EPS32) ** 2))
     rate = 2.0 * EPS32 / cos  # (T, M) radians
+    # P [a]x P^-1 == P P^T [P a]x / det(P) (from M^T [M a]x M == det(M) [a]x): no inverse.
+    det = core.determinant3(parent3)
+    scale = np.divide(rate, det, out=np.zeros_like(rate), where=det != 0.0)
+    turn = (parent3 @ np.swapaxes(parent3, -1, -2)) @ _skew(np.einsum("tmij,mj->tmi", parent3, axis))
+    turn *= scale[..., None, None]  # (T, M, 3, 3): the move per unit of position and axis
     wanted = np.zeros(len(parents), dtype=bool)
     wanted[nodes] = True
     column = np.full(len(parents), -1, dtype=np.int64)
     column[nodes] = np.arange(m)
     up, down = _ancestor_pairs(np.asarray(parents, dtype=np.int64), wanted)
+    frames = np.ascontiguousarray(world[:, :, :3, :])  # (T, N, 3, 4)
+    origins = np.ascontiguousarray(world[:, :, :3, 3])
     out = np.zeros(m)
     step = max(1, (1 << 16) // max(t, 1))
     for lo in range(0, len(up), step):
         k, j = column[up[lo : lo + step]], down[lo : lo + step]
-        moved = world[:, j, :3, :].copy()  # (T, P, 3, 4): the axes, and the position from the node's origin
-        moved[..., 3] -= world[:, nodes[k]][..., :3, 3]
-        effect = np.abs(np.matmul(turn[:, k], moved)).max(axis=(-2, -1))
-        np.maximum.at(out, k, (rate[:, k] * effect).max(axis=0))
+        moved = frames[:, j]  # (T, P, 3, 4): the axes, and the position from the node's origin
+        moved[..., 3] -= origins[:, nodes[k]]
+        along = turn[:, k]
+        effect = along[..., :, 0, None] * moved[..., 0, None, :]
+        for c in (1, 2):  # per column: numpy's stacked small matmul is slower
+            effect += along[..., :, c, None] * moved[..., c, None, :]
+        np.maximum.at(out, k, np.abs(effect).reshape(t, len(j), 12).max(axis=(0, 2)))
     return out
 
 
@@ -214,8 +220,11 @@ def pole_turns(
     product. The node's own animation stays: only its parent changes (Blender:
     ``matrix_parent_inverse`` becomes ``C.T @`` it)."""
     m = np.asarray(local, dtype=np.float64)
-    rotation = core.quat_to_matrix(core.decompose(m).rotation)  # (T, K, 3, 3)
-    sine = middle_sine(rotation, before, after)
+    # The rotation of a shear-free local is its columns over their lengths (up to a
+    # sign, which |sin| ignores); decomposed below only for the nodes kept.
+    columns = m[..., :3, :3]
+    lengths = np.sqrt(np.einsum("...ij,...ij->...j", columns, columns))
+    sine = middle_sine(columns / np.where(lengths > 0.0, lengths, 1.0)[..., None, :], before, after)
     limit = np.cos(np.radians(POLE_DEG))
     near = np.flatnonzero(sine.max(axis=0) > limit)
     if len(near):
@@ -225,7 +234,7 @@ def pole_turns(
         return near, np.zeros((0, 3, 3))
     shape = (len(m), len(near))
     identity = core.TRS(np.zeros((*shape, 3)), np.tile([1.0, 0.0, 0.0, 0.0], (*shape, 1)), np.ones((*shape, 3)))
-    node = core.TRS(np.zeros((*shape, 3)), core.matrix_to_quat(rotation[:, near]), np.ones((*shape, 3)))
+    node = core.TRS(np.zeros((*shape, 3)), core.decompose(m[:, near]).rotation, np.ones((*shape, 3)))
     best, score, _unturned = axis_turns(identity, node, _rows(before, near), _rows(after, near))
     helps = score < limit  # a turn that leaves it near the pole (it turns every way) is not made
     return near[helps], TURNS[best[helps]]
