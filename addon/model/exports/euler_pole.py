@@ -164,7 +164,8 @@ def pole_errors(world: np.ndarray, parents: np.ndarray, nodes: np.ndarray, sine:
     computed for every node of every subtree at every frame (the pairs in blocks), with
     ``w = 2 eps32 / cos(middle)``, ``cos`` at least ``16 eps32`` (below it Blender's
     conversion takes its gimbal branch). On the 300-object benchmark this estimate was
-    0.9-3x the error measured in the file per node."""
+    0.96-3.4x the error measured in Blender's file, node by node (the ten whose error showed above
+    the 2.9e-6 that float32 worlds leave)."""
     world = np.asarray(world, dtype=np.float64)
     t, m = sine.shape
     if not m:
