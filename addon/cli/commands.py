@@ -205,6 +205,8 @@ def cmd_export(args) -> int:
         raise UsageError(f"--csv is for --target accumulated (the {args.target} file itself holds the transforms)")
     if args.z_up and args.target != "gltf":
         raise UsageError(f"--z-up is for --target gltf (the {args.target} export has no such choice)")
+    if args.no_pole_helpers and args.target != "fbx":
+        raise UsageError(f"--no-pole-helpers is for --target fbx (the {args.target} file holds no Euler angles)")
     if args.animation is not None and (args.target != "gltf" or args.frames is None):
         why = f"the {args.target} export has no such choice" if args.target != "gltf" else "a static export has none"
         raise UsageError(f"--animation is for --target gltf with --frames ({why})")

@@ -87,14 +87,16 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
 
 def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
     with signals_deferred(), console.quiet():  # a Ctrl-C inside the exporter would read as its failure
-        result = write_fbx(scene, args.out, frame_range, thresholds, again=False)  # one export per process
+        result = write_fbx(  # one export per process
+            scene, args.out, frame_range, thresholds, again=False, pole_helpers=not args.no_pole_helpers
+        )
     helpers = f" ({', '.join(result.helpers)})" if result.helpers else ""
     what = f"frame {result.frames[0]}" if frame_range is None else f"frames {frame_range.start}..{frame_range.end}"
     print(f"wrote {args.out!r}: {what}; {len(result.helpers)} object(s) and bone(s) given a temporary helper{helpers}")
     if result.pole_helpers:
         print(
             f"{len(result.pole_helpers)} object(s) given a still helper that keeps their Euler angles off the pole "
-            f"(written in float32 there, they would cost over {POLE_BUDGET:.0e} relative): "
+            f"(written in float32 there, they were estimated to cost over {POLE_BUDGET:.0e} relative): "
             + ", ".join(result.pole_helpers)
         )
     for label, why in result.not_corrected:

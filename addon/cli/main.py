@@ -187,6 +187,13 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--csv", metavar="OUT", help="accumulated: also write the local TRS as CSV")
     export.add_argument("--z-up", action="store_true", help="gltf: keep Blender's Z-up axes (default: glTF's Y-up)")
     export.add_argument(
+        "--no-pole-helpers",
+        action="store_true",
+        help="fbx: no helper above objects without shear whose Euler angles pass near the pole (Blender's FBX "
+        "exporter writes them in float32; default: a still, turned helper where that would cost over half the "
+        "1e-5 check)",
+    )
+    export.add_argument(
         "--frames",
         metavar="START:END[:STEP]",
         help="export every frame of this range (END inclusive; 'scene': the scene's range): gltf animated and "

@@ -112,3 +112,27 @@ def test_fbx_of_objects_is_exact(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert "1 object(s) and bone(s) given a temporary helper (Skewed)" in result.stdout
     assert float(re.search(r"relative error ([0-9.e+-]+)", result.stdout).group(1)) < 1e-5
+
+
+@pytest.mark.parametrize("flag", [False, True])
+def test_fbx_objects_near_the_euler_pole(tmp_path, flag):
+    """The still helpers are printed on their own line and the file is exact; with
+    ``--no-pole-helpers`` the file is Blender's, over the tolerance: exit 1."""
+    pytest.importorskip("ufbx")
+    import bpy
+    from hierarchy_inspector.addon.scene.exports import scenes as export_scenes
+
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    export_scenes.euler_pole_objects(bpy.context.scene)
+    bpy.context.scene.frame_set(4)
+    blend = tmp_path / "pole.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    extra = ["--no-pole-helpers"] if flag else []
+    result = run_cli("export", blend, "--target", "fbx", "--out", tmp_path / "o.fbx", "--frames", "1:25", *extra)
+    if flag:
+        assert result.returncode == 1 and "still helper" not in result.stdout, result.stderr[-2000:]
+        assert "over the tolerance 1e-05" in result.stderr
+    else:
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert "2 object(s) given a still helper" in result.stdout and "Pitch, Turntable" in result.stdout
+        assert float(re.search(r"relative error ([0-9.e+-]+)", result.stdout).group(1)) < 1e-6

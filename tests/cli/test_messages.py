@@ -44,6 +44,7 @@ def test_help_still_works():
         ("fbx", ["--csv", "out.csv"], "--csv is for --target accumulated"),
         ("fbx", ["--z-up"], "--z-up is for --target gltf"),
         ("accumulated", ["--z-up"], "--z-up is for --target gltf"),
+        ("gltf", ["--no-pole-helpers"], "--no-pole-helpers is for --target fbx"),
     ],
 )
 def test_export_options_of_another_target_are_refused_not_ignored(tmp_path, target, extra, message):

@@ -13,7 +13,6 @@ from hierarchy_inspector.addon.model.exports.fbx_check import fbx_worlds  # noqa
 from hierarchy_inspector.addon.model.frames import FrameRange  # noqa: E402
 from hierarchy_inspector.addon.scene.exports import fbx_export  # noqa: E402
 from hierarchy_inspector.addon.scene.exports import scenes as export_scenes  # noqa: E402
-from hierarchy_inspector.addon.scene.timeline.animated import _linear  # noqa: E402
 
 
 def _state(scene):
@@ -364,39 +363,14 @@ def test_an_nla_track_animating_a_sheared_bone_is_exact(rig_scene, tmp_path):
     assert len(result.helpers) == 5 and result.error.relative < 1e-5
 
 
-def _pole_scene(scene):
-    """``Base`` (scaled 3, 1, 0.5), under it ``Pitch`` pitching about Y from 85 to
-    95.05 degrees (frame 13: 0.025 degrees past the Euler pole) with ``Far`` 40 units
-    along its Y; and ``Turntable`` (no parent) turning about Z from 85 to 95.05 degrees
-    (the pole in the file's Y-up axes) with ``Rim`` 30 units along its Y. No shear in
-    any local matrix. Linear keys, frames 1 .. 25."""
-    import math
-
-    names = ("Base", "Pitch", "Far", "Turntable", "Rim")
-    base, pitch, far, table, rim = (bpy.data.objects.new(n, None) for n in names)
-    for obj in (base, pitch, far, table, rim):
-        scene.collection.objects.link(obj)
-    base.scale = (3.0, 1.0, 0.5)
-    pitch.parent, far.parent, rim.parent = base, pitch, table
-    far.location, rim.location = (0.0, 40.0, 0.0), (0.0, 30.0, 0.0)
-    for frame, angle in ((1, 85.0), (25, 95.05)):
-        pitch.rotation_euler = (0.3, math.radians(angle), -0.2)
-        pitch.keyframe_insert("rotation_euler", frame=frame)
-        table.rotation_euler = (0.0, 0.0, math.radians(angle))
-        table.keyframe_insert("rotation_euler", frame=frame)
-    for obj in (pitch, table):
-        _linear(obj)
-    scene.frame_start, scene.frame_end = 1, 25
-    scene.frame_set(4)
-
-
 def test_objects_near_the_euler_pole_get_a_turned_helper_and_the_file_is_exact(empty_scene, tmp_path):
     """Blender's FBX exporter writes Euler angles computed in float32: near the pole
     its own export is off (by far more than 1e-5 relative here). Ours gives the two
     objects that pass the pole a still helper turned by an axis rotation, keeps their
     animation, and is exact; the scene is unchanged afterwards."""
     scene = empty_scene
-    _pole_scene(scene)
+    export_scenes.euler_pole_objects(scene)
+    scene.frame_set(4)
     before = _state(scene)
     frames = FrameRange(1, 25, 1)
     fps = scene.render.fps / scene.render.fps_base
@@ -416,7 +390,25 @@ def test_objects_near_the_euler_pole_get_a_turned_helper_and_the_file_is_exact(e
     result = fbx_export.write_fbx(scene, str(tmp_path / "ours.fbx"), frames, again=False)
     assert _state(scene) == before
     assert result.pole_helpers == ["Pitch", "Turntable"] and result.helpers == [] and result.not_corrected == []
-    assert result.error is not None and result.error.relative < 1e-6 and result.error.checked == 5
+    assert result.error is not None and result.error.relative < 1e-6 and result.error.checked == 7
     names, worlds = fbx_worlds(str(tmp_path / "ours.fbx"), times)
     ours_error = np.abs(worlds[:, [names.index("Far"), names.index("Rim")]] - blender).max() / np.abs(blender).max()
     assert ours_error < 1e-6 < plain_error / 10
+
+
+def test_pole_helpers_leave_alone_what_blender_writes_well(empty_scene, tmp_path):
+    """Without the helpers the file is Blender's (the pole objects off, the read-back
+    says so); objects whose parent the file lacks (a lattice) or turned exactly 90
+    degrees (``Square``: Blender's gimbal branch writes it within float32) get none."""
+    scene = empty_scene
+    objects = export_scenes.euler_pole_objects(scene)
+    lattice = bpy.data.objects.new("Cage", bpy.data.lattices.new("Cage"))
+    scene.collection.objects.link(lattice)
+    lattice.rotation_euler = (0.0, 0.0, 1.2)
+    objects["Pitch"].parent = lattice  # written in world space: the file has no lattice
+    scene.frame_set(4)
+    frames = FrameRange(1, 25, 1)
+    result = fbx_export.write_fbx(scene, str(tmp_path / "a.fbx"), frames, again=False)
+    assert result.pole_helpers == ["Turntable"] and result.error.per_node["Corner"] < 1e-5  # 10 units out
+    result = fbx_export.write_fbx(scene, str(tmp_path / "b.fbx"), frames, again=False, pole_helpers=False)
+    assert result.pole_helpers == [] and result.error.relative > 1e-5

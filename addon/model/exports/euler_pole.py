@@ -42,6 +42,12 @@ CAMERA_TURN = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])
 POLE_DEG = 5.0
 #: float32 epsilon: the precision of the exporter's Euler angles and of FBX curves.
 EPS32 = float(np.finfo(np.float32).eps)
+#: Blender's float32 Euler conversion takes its gimbal branch below ``cos(middle) =
+#: 16 eps32``; the float32 quaternion moves ``cos`` by about ``eps32``, so below 12 the
+#: branch is sure (the error about ``eps32``) and from 12 on the estimate counts the
+#: other branch's ``eps32 / cos`` (up to 1/12 rad: a node within 1e-6 rad of the pole
+#: but not on it is written with an error of that size; measured 7.3e-2 at 2e-6).
+GIMBAL_COS = 12.0 * EPS32
 #: |sin| of the middle angle above which a helper that exists anyway is turned.
 TURN_ABOVE = np.sin(np.radians(60.0))
 
@@ -162,8 +168,10 @@ def pole_errors(world: np.ndarray, parents: np.ndarray, nodes: np.ndarray, sine:
     point ``x`` of the subtree by ``P [a]x P^-1 (x - o) w`` (``P`` the parent's world
     3x3, ``o`` the node's origin) and turns its axes by ``P [a]x P^-1 X``. Both are
     computed for every node of every subtree at every frame (the pairs in blocks), with
-    ``w = 2 eps32 / cos(middle)``, ``cos`` at least ``16 eps32`` (below it Blender's
-    conversion takes its gimbal branch). On the 300-object benchmark this estimate was
+    ``w = 2 eps32 / cos(middle)`` while ``cos`` is over :data:`GIMBAL_COS`; below it
+    Blender's conversion takes its gimbal branch (``cy <= 16 FLT_EPSILON``), where the
+    angles are off by about ``eps32`` (an object turned exactly 90 degrees is written
+    well), and ``w = 2 eps32``. On the 300-object benchmark this estimate was
     0.96-3.4x the error measured in Blender's file, node by node (the ten whose error showed above
     the 2.9e-6 that float32 worlds leave)."""
     world = np.asarray(world, dtype=np.float64)
@@ -173,8 +181,8 @@ def pole_errors(world: np.ndarray, parents: np.ndarray, nodes: np.ndarray, sine:
     axis = np.broadcast_to([0.0, 0.0, 1.0], (m, 3)) if before is None else before[:, 2, :]  # before.T @ z
     has = parents[nodes] >= 0
     parent3 = np.where(has[None, :, None, None], world[:, np.maximum(parents[nodes], 0), :3, :3], np.eye(3))
-    cos = np.sqrt(np.maximum(1.0 - np.minimum(sine, 1.0) ** 2, (16.0 * EPS32) ** 2))
-    rate = 2.0 * EPS32 / cos  # (T, M) radians
+    cos = np.sqrt(1.0 - np.minimum(sine, 1.0) ** 2)
+    rate = 2.0 * EPS32 / np.where(cos > GIMBAL_COS, cos, 1.0)  # (T, M) radians
     # P [a]x P^-1 == P P^T [P a]x / det(P) (from M^T [M a]x M == det(M) [a]x): no inverse.
     det = core.determinant3(parent3)
     scale = np.divide(rate, det, out=np.zeros_like(rate), where=det != 0.0)
@@ -185,14 +193,12 @@ def pole_errors(world: np.ndarray, parents: np.ndarray, nodes: np.ndarray, sine:
     column = np.full(len(parents), -1, dtype=np.int64)
     column[nodes] = np.arange(m)
     up, down = _ancestor_pairs(np.asarray(parents, dtype=np.int64), wanted)
-    frames = np.ascontiguousarray(world[:, :, :3, :])  # (T, N, 3, 4)
-    origins = np.ascontiguousarray(world[:, :, :3, 3])
     out = np.zeros(m)
     step = max(1, (1 << 16) // max(t, 1))
     for lo in range(0, len(up), step):
         k, j = column[up[lo : lo + step]], down[lo : lo + step]
-        moved = frames[:, j]  # (T, P, 3, 4): the axes, and the position from the node's origin
-        moved[..., 3] -= origins[:, nodes[k]]
+        moved = world[:, j, :3, :]  # (T, P, 3, 4) copy: the axes, and the position from the node's origin
+        moved[..., 3] -= world[:, nodes[k]][..., :3, 3]
         along = turn[:, k]
         effect = along[..., :, 0, None] * moved[..., 0, None, :]
         for c in (1, 2):  # per column: numpy's stacked small matmul is slower
@@ -221,11 +227,7 @@ def pole_turns(
     product. The node's own animation stays: only its parent changes (Blender:
     ``matrix_parent_inverse`` becomes ``C.T @`` it)."""
     m = np.asarray(local, dtype=np.float64)
-    # The rotation of a shear-free local is its columns over their lengths (up to a
-    # sign, which |sin| ignores); decomposed below only for the nodes kept.
-    columns = m[..., :3, :3]
-    lengths = np.sqrt(np.einsum("...ij,...ij->...j", columns, columns))
-    sine = middle_sine(columns / np.where(lengths > 0.0, lengths, 1.0)[..., None, :], before, after)
+    sine = _written_sine(m[..., :3, :3], before, after)
     limit = np.cos(np.radians(POLE_DEG))
     near = np.flatnonzero(sine.max(axis=0) > limit)
     if len(near):
@@ -239,6 +241,18 @@ def pole_turns(
     best, score, _unturned = axis_turns(identity, node, _rows(before, near), _rows(after, near))
     helps = score < limit  # a turn that leaves it near the pole (it turns every way) is not made
     return near[helps], TURNS[best[helps]]
+
+
+def _written_sine(columns: np.ndarray, before, after) -> np.ndarray:
+    """:func:`middle_sine` of shear-free 3x3 parts ``(T, K, 3, 3)`` without their
+    rotation: each is its columns over their lengths (up to a sign, which ``|sin|``
+    ignores); ``(before @ R @ after)[2, 0]`` in one pass, no ``(T, K, 3, 3)`` copy."""
+    k = columns.shape[1]
+    row = np.broadcast_to([0.0, 0.0, 1.0], (k, 3)) if before is None else np.asarray(before)[:, 2, :]
+    col = np.broadcast_to([1.0, 0.0, 0.0], (k, 3)) if after is None else np.asarray(after)[:, :, 0]
+    lengths = np.sqrt(np.einsum("tkij,tkij->tkj", columns, columns))
+    weights = col[None] / np.where(lengths > 0.0, lengths, 1.0)  # (T, K, 3)
+    return np.abs(np.einsum("ki,tkij,tkj->tk", row, columns, weights))
 
 
 def _rows(a, rows: np.ndarray):

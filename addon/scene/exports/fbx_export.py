@@ -156,18 +156,26 @@ def export_fbx(filepath: str, frame_range: FrameRange | None) -> None:
 
 
 def write_fbx(
-    scene, out: str, frame_range: FrameRange | None, thresholds: Thresholds = DEFAULT, *, again: bool = True
+    scene,
+    out: str,
+    frame_range: FrameRange | None,
+    thresholds: Thresholds = DEFAULT,
+    *,
+    again: bool = True,
+    pole_helpers: bool = True,
 ) -> FbxResult:
     """Export ``scene`` to the .fbx ``out`` through the export-ready copy (see the
     module docstring) and read it back. Written whole or not at all. ``again``: start
     the ufbx reader of the next export now (a session that exports again; the command
-    line, which exports once, says False)."""
+    line, which exports once, says False). ``pole_helpers`` False: objects that need no
+    split are written as Blender writes them, also near the Euler pole (the file keeps
+    the scene's hierarchy there; the read-back shows what that costs)."""
     check_writable(out)
     if scene != bpy.context.scene:
         raise ExportError(f"scene '{scene.name}' is not the current scene: Blender's exporter writes the current one")
     reader = start_reader()  # its start-up overlaps the frames read and the export
     try:
-        return _write_fbx(scene, out, frame_range, thresholds, reader)
+        return _write_fbx(scene, out, frame_range, thresholds, reader, pole_helpers)
     finally:
         if reader is not None:
             reader.close()
@@ -175,7 +183,9 @@ def write_fbx(
             prepare_next()
 
 
-def _write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thresholds, reader) -> FbxResult:
+def _write_fbx(
+    scene, out: str, frame_range: FrameRange | None, thresholds: Thresholds, reader, pole_helpers: bool
+) -> FbxResult:
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     frames = frame_range.frames() if frame_range else [scene.frame_current]
@@ -220,9 +230,11 @@ def _write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thre
     outer, inner = continuous_split(local[:, split], small_inner=True)  # away from Euler gimbal lock
     objects = [k for k, i in enumerate(split) if not series.keys[i][1]]
     split_objects = [split[k] for k in objects]
-    before, after = _written_turns([series.keys[i][0] for i in split_objects])
+    before, after = _written_turns([bpy.data.objects[series.keys[i][0]] for i in split_objects])
     outer_objects, inner_objects = turned(outer[:, objects], inner[:, objects], before, after)
-    pole, pole_turn = _off_pole(series, world[keep], local, needs, skinned)
+    pole, pole_turn = (
+        _off_pole(series, world[keep], local, needs, skinned) if pole_helpers else ([], np.zeros((0, 3, 3)))
+    )
     seconds["prepare"] = time.perf_counter() - t0
 
     skip = {i for i, (obj, bone) in enumerate(series.keys) if not bone and obj in skinned}
@@ -268,17 +280,32 @@ def _write_fbx(scene, out: str, frame_range: FrameRange | None, thresholds: Thre
     return FbxResult(error, frames, labels, pole_labels, not_corrected, seconds)
 
 
-def _written_turns(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+#: Object types Blender's FBX exporter writes by default (its 'OTHER': curves,
+#: surfaces, text, metaballs); a parent of another type is not in the file.
+EXPORTED_TYPES = frozenset({"EMPTY", "CAMERA", "LIGHT", "ARMATURE", "MESH", "CURVE", "SURFACE", "FONT", "META"})
+
+
+def _parent_in_file(obj, in_view: set) -> bool:
+    """Whether Blender's FBX exporter writes ``obj`` under its parent (else in world
+    space): a parent it exports, by object or bone."""
+    parent = obj.parent
+    return (
+        parent is not None
+        and obj.parent_type in ("OBJECT", "BONE")
+        and parent.type in EXPORTED_TYPES
+        and parent.name in in_view
+    )
+
+
+def _written_turns(objects: list) -> tuple[np.ndarray, np.ndarray]:
     """The constant rotations ``(K, 3, 3)`` Blender's FBX exporter applies before and
-    after the local rotation of each object ``names`` and of a helper put above it:
-    the file's axes on objects without a parent in the file, the light and camera
-    turns on lights and cameras."""
-    before = np.empty((len(names), 3, 3))
-    after = np.empty((len(names), 3, 3))
-    for k, name in enumerate(names):
-        obj = bpy.data.objects[name]
-        in_file = obj.parent is not None and obj.parent_type in ("OBJECT", "BONE")
-        before[k] = np.eye(3) if in_file else FBX_GLOBAL
+    after the local rotation of each of ``objects`` and of a helper put above it: the
+    file's axes on objects without a parent (identity for those whose parent the file
+    lacks: :func:`_off_pole` leaves them out), the light and camera turns."""
+    before = np.empty((len(objects), 3, 3))
+    after = np.empty((len(objects), 3, 3))
+    for k, obj in enumerate(objects):
+        before[k] = FBX_GLOBAL if obj.parent is None else np.eye(3)
         after[k] = LIGHT_TURN if obj.type == "LIGHT" else CAMERA_TURN if obj.type == "CAMERA" else np.eye(3)
     return before, after
 
@@ -287,18 +314,36 @@ def _off_pole(series, world, local: np.ndarray, needs: np.ndarray, skinned) -> t
     """The objects that need no split but whose written rotation comes near the Euler
     pole, and the turn ``C (M, 3, 3)`` of each one's helper
     (:func:`..model.exports.euler_pole.pole_turns`). Left out: bones (a bone near the
-    pole would need a helper bone), objects deformed by their parent, constrained,
-    simulated or linked ones."""
+    pole would need a helper bone), objects the exporter does not write or writes in
+    world space under a parent (a parent it does not write, a vertex parent), objects
+    deformed by their parent, constrained, rigid-body, linked or overridden ones, and
+    objects in a linked collection (the helper could not be linked beside them)."""
+    by_name = {obj.name: obj for obj in bpy.data.objects}
+    in_view = {obj.name for obj in bpy.context.view_layer.objects}
+    in_linked = {  # (Object.users_collection scans every collection: once here, not per object)
+        obj.name
+        for coll in bpy.data.collections
+        if coll.library is not None or coll.override_library is not None
+        for obj in coll.objects
+    }
     candidates: list[int] = []
+    objects: list = []
     for i in np.flatnonzero(~needs):
         obj_name, bone = series.keys[i]
-        obj = bpy.data.objects.get(obj_name)
-        if bone or obj is None or obj_name in skinned or obj.constraints or obj.rigid_body is not None:
+        obj = None if bone else by_name.get(obj_name)
+        if obj is None or obj_name in skinned or obj.type not in EXPORTED_TYPES or obj.constraints:
             continue
-        if obj.library is not None or (obj.parent_type in DEFORMING_PARENTS and obj.type in DEFORMABLE):
+        if obj.rigid_body is not None or obj.library is not None or obj.override_library is not None:
+            continue
+        if obj.parent is not None and not _parent_in_file(obj, in_view):
+            continue
+        if obj.parent_type in DEFORMING_PARENTS and obj.type in DEFORMABLE:
+            continue
+        if obj_name in in_linked:
             continue
         candidates.append(int(i))
-    before, after = _written_turns([series.keys[i][0] for i in candidates])
+        objects.append(obj)
+    before, after = _written_turns(objects)
     budget = POLE_BUDGET * max(1.0, float(np.abs(world).max()))  # the check's own scale
     columns, turns = pole_turns(
         local[:, np.array(candidates, dtype=np.int64)],
@@ -306,7 +351,7 @@ def _off_pole(series, world, local: np.ndarray, needs: np.ndarray, skinned) -> t
         after,
         world=world,
         parents=series.parents,
-        nodes=np.array(candidates),
+        nodes=np.array(candidates, dtype=np.int64),
         budget=budget,
     )
     return [candidates[k] for k in columns], turns

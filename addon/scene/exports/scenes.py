@@ -259,3 +259,34 @@ def skin_boxes(scene, rig, prefix: str = "DEF-", size: float = 0.03):
     modifier: Any = body.modifiers.new("Armature", "ARMATURE")  # an ArmatureModifier
     modifier.object = rig
     return body
+
+
+def euler_pole_objects(scene, start: int = 1, end: int = 25):
+    """Objects whose rotation passes the Euler pole, no shear in any local matrix:
+    ``Base`` (scaled 3, 1, 0.5), under it ``Pitch`` pitching about Y from 85 to 95.05
+    degrees (at the middle frame 0.025 degrees past the pole) with ``Far`` 40 units
+    along its Y; ``Turntable`` (no parent) turning about Z from 85 to 95.05 degrees (the
+    pole in the FBX file's Y-up axes) with ``Rim`` 30 units along its Y; and ``Square``
+    (no parent) turned exactly 90 degrees about Z, still, with ``Corner`` 10 units along
+    its Y (Blender's exporter writes an exact 90 degrees well). Linear keys; the scene
+    range is ``start .. end``; returns the objects by name."""
+    names = ("Base", "Pitch", "Far", "Turntable", "Rim", "Square", "Corner")
+    objects = {name: bpy.data.objects.new(name, None) for name in names}
+    for obj in objects.values():
+        scene.collection.objects.link(obj)
+    objects["Base"].scale = (3.0, 1.0, 0.5)
+    for child, parent in (("Pitch", "Base"), ("Far", "Pitch"), ("Rim", "Turntable"), ("Corner", "Square")):
+        objects[child].parent = objects[parent]
+    objects["Far"].location = (0.0, 40.0, 0.0)
+    objects["Rim"].location = (0.0, 30.0, 0.0)
+    objects["Corner"].location = (0.0, 10.0, 0.0)
+    objects["Square"].rotation_euler = (0.0, 0.0, math.radians(90.0))
+    for frame, angle in ((start, 85.0), (end, 95.05)):
+        objects["Pitch"].rotation_euler = (0.3, math.radians(angle), -0.2)
+        objects["Pitch"].keyframe_insert("rotation_euler", frame=frame)
+        objects["Turntable"].rotation_euler = (0.0, 0.0, math.radians(angle))
+        objects["Turntable"].keyframe_insert("rotation_euler", frame=frame)
+    _linear(objects["Pitch"])
+    _linear(objects["Turntable"])
+    scene.frame_start, scene.frame_end = start, end
+    return objects
