@@ -412,3 +412,23 @@ def test_pole_helpers_leave_alone_what_blender_writes_well(empty_scene, tmp_path
     assert result.pole_helpers == ["Turntable"] and result.error.per_node["Corner"] < 1e-5  # 10 units out
     result = fbx_export.write_fbx(scene, str(tmp_path / "b.fbx"), frames, again=False, pole_helpers=False)
     assert result.pole_helpers == [] and result.error.relative > 1e-5
+
+
+def test_instanced_objects_get_no_pole_helper(empty_scene, tmp_path):
+    """``Turntable`` in a collection that an empty instances: a helper beside it would
+    be instanced too, so it gets none (``Pitch``, not instanced, still does)."""
+    scene = empty_scene
+    objects = export_scenes.euler_pole_objects(scene)
+    kit = bpy.data.collections.new("Kit")
+    scene.collection.children.link(kit)
+    for name in ("Turntable", "Rim"):
+        kit.objects.link(objects[name])
+        scene.collection.objects.unlink(objects[name])
+    instancer = bpy.data.objects.new("Kit instance", None)
+    instancer.instance_type, instancer.instance_collection = "COLLECTION", kit
+    instancer.location = (50.0, 0.0, 0.0)
+    scene.collection.objects.link(instancer)
+    scene.frame_set(4)
+    before = _state(scene)
+    result = fbx_export.write_fbx(scene, str(tmp_path / "kit.fbx"), FrameRange(1, 25, 1), again=False)
+    assert result.pole_helpers == ["Pitch"] and _state(scene) == before

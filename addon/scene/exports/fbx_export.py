@@ -316,8 +316,10 @@ def _off_pole(series, world, local: np.ndarray, needs: np.ndarray, skinned) -> t
     (:func:`..model.exports.euler_pole.pole_turns`). Left out: bones (a bone near the
     pole would need a helper bone), objects the exporter does not write or writes in
     world space under a parent (a parent it does not write, a vertex parent), objects
-    deformed by their parent, constrained, rigid-body, linked or overridden ones, and
-    objects in a linked collection (the helper could not be linked beside them)."""
+    deformed by their parent, constrained, rigid-body, linked or overridden ones,
+    objects in a linked collection (the helper could not be linked beside them), and
+    instanced ones (in a collection an object instances, or under a vertex or face
+    instancer: the helper would be instanced too)."""
     by_name = {obj.name: obj for obj in bpy.data.objects}
     in_view = {obj.name for obj in bpy.context.view_layer.objects}
     in_linked = {  # (Object.users_collection scans every collection: once here, not per object)
@@ -325,6 +327,12 @@ def _off_pole(series, world, local: np.ndarray, needs: np.ndarray, skinned) -> t
         for coll in bpy.data.collections
         if coll.library is not None or coll.override_library is not None
         for obj in coll.objects
+    }
+    instanced = {  # in a collection another object instances: the helper would be instanced too
+        obj.name
+        for owner in bpy.data.objects
+        if owner.instance_type == "COLLECTION" and owner.instance_collection is not None
+        for obj in owner.instance_collection.all_objects
     }
     candidates: list[int] = []
     objects: list = []
@@ -339,8 +347,10 @@ def _off_pole(series, world, local: np.ndarray, needs: np.ndarray, skinned) -> t
             continue
         if obj.parent_type in DEFORMING_PARENTS and obj.type in DEFORMABLE:
             continue
-        if obj_name in in_linked:
+        if obj_name in in_linked or obj_name in instanced:
             continue
+        if obj.parent is not None and obj.parent.instance_type in ("VERTS", "FACES"):
+            continue  # instanced by its parent: the helper would be instanced too
         candidates.append(int(i))
         objects.append(obj)
     before, after = _written_turns(objects)
