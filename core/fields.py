@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .decompose import affine_pseudo_inverse, decompose, shear_angles
+from .decompose import affine_inverse, affine_pseudo_inverse, decompose, shear_angles
 from .errors import InputError
 from .hierarchy import Hierarchy
 from .rotations import quat_to_matrix
@@ -67,15 +67,19 @@ _ILL = 1e-6
 class FrameFields(NamedTuple):
     """``(T, N)`` per node-frame: largest ``|shear|`` of the reference world matrix and of
     the local matrix (degrees), largest box-corner distance of the matrix model and of
-    the accumulated model from the reference (scene units), and ``singular_parent``
-    (bool): the parent's world has no inverse there (:func:`affine_pseudo_inverse`: the
-    local is the least-squares one, and undefined as a transform)."""
+    the accumulated model from the reference (scene units), ``singular_parent`` (bool):
+    the parent's world has no inverse there (:func:`affine_pseudo_inverse`: the local is
+    the least-squares one, and undefined as a transform), and ``parent_condition``: the
+    Frobenius estimate ``|A| |inverse(A)|`` of the condition number of the parent
+    world's 3x3 part ``A`` (``cond <= it <= 3 cond``; inf where ``A`` has no inverse as
+    :func:`~.decompose.affine_inverse` decides, 1 for roots)."""
 
     shear_deg: np.ndarray
     local_shear_deg: np.ndarray
     corner_matrix: np.ndarray
     corner_accumulated: np.ndarray
     singular_parent: np.ndarray
+    parent_condition: np.ndarray
 
 
 class _Levels:
@@ -190,13 +194,19 @@ def _corner_distance(diff: np.ndarray, lo: np.ndarray, size: np.ndarray) -> np.n
 def _general(world: np.ndarray, parent_world: np.ndarray | None):
     """The general path for a few node-frames: ``world (K, 4, 4)`` and its parents'
     (None: roots). Returns ``(world shear, local shear, frame (9, K), scale (3, K),
-    translation (3, K), singular parent (K,))``."""
+    translation (3, K), singular parent (K,), parent condition estimate (K,))``."""
     if parent_world is None:
         local, singular = world, np.zeros(len(world), dtype=bool)
+        cond = np.ones(len(world))
     else:
         inv, singular = affine_pseudo_inverse(parent_world)
         local = inv @ world
         local[:, 3] = (0.0, 0.0, 0.0, 1.0)  # affine: the product of two affine matrices
+        m3 = parent_world[:, :3, :3]
+        inverse, none = affine_inverse(m3)
+        inv3 = inverse[:, :3, :3]  # (4x4 returned)
+        cond = np.sqrt((m3 * m3).sum(axis=(1, 2)) * (inv3 * inv3).sum(axis=(1, 2)))
+        cond[none] = np.inf
     parts = decompose(local)
     frame = quat_to_matrix(parts.rotation)  # (K, 3, 3): rows of the SoA are its columns
     return (
@@ -206,16 +216,19 @@ def _general(world: np.ndarray, parent_world: np.ndarray | None):
         parts.scale.T,
         parts.translation.T,
         singular,
+        cond,
     )
 
 
-def _locals(w: np.ndarray, levels: _Levels, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+def _locals(w: np.ndarray, levels: _Levels, a: int, b: int, cond: np.ndarray):
     """Local matrices ``(12, b - a)`` ``inverse(parent world) @ world`` of sorted positions
     ``a:b`` (roots: the world), and ``(b - a,)`` bool where the closed form does not apply
-    (a singular or extreme parent)."""
+    (a singular or extreme parent); the parents' Frobenius condition estimates into
+    ``cond (b - a,)`` (1 for roots; where the closed form does not apply, undefined)."""
     local = w[:, a:b].copy()
     odd = np.zeros(b - a, dtype=bool)
     c = max(a, levels.roots)  # the first non-root
+    cond[: c - a] = 1.0
     if c >= b:
         return local, odd
     p = np.take(w, levels.parent_pos[c - levels.roots : b - levels.roots], axis=1)
@@ -229,6 +242,9 @@ def _locals(w: np.ndarray, levels: _Levels, a: int, b: int) -> tuple[np.ndarray,
     # amplified past 1e-10): the general path, so both give the single-frame numbers.
     odd[c - a :] = (np.abs(det) <= _ILL * np.maximum(size, 1e-300)) | ~_ordinary(psq)
     scale = 1.0 / np.where(odd[c - a :], 1.0, det)
+    # |A| |inverse(A)| with inverse(A) = adjugate / det.
+    np.sqrt(psq.sum(axis=0) * np.einsum("ijm,ijm->m", adj, adj), out=cond[c - a :])
+    cond[c - a :] *= np.abs(scale)
     child = w[:, c:b]
     # Row i of the inverse is adj[i] / det: local column j, entry i = adj[i] . world column j.
     _matmul(adj, child[0:9].reshape(3, 3, -1), local[0:9, c - a :].reshape(3, 3, -1), rows="ikm")
@@ -288,8 +304,9 @@ def _models(frame: np.ndarray, scale: np.ndarray, translation: np.ndarray, paren
     np.multiply(parent[24:27], scale, out=out[24:27])
 
 
-def _rows(world: np.ndarray, levels: _Levels) -> np.ndarray:
-    """The SoA rows ``(12, M)`` of ``world (T, N, 4, 4)`` at the node-frames of ``levels``.
+def _rows(world: np.ndarray, levels: _Levels, out: np.ndarray) -> np.ndarray:
+    """The SoA rows ``(12, M)`` of ``world (T, N, 4, 4)`` at the node-frames of ``levels``,
+    into ``out``.
 
     Storage ``(T, 4, 4, N)`` (``world`` its transposed view, as the scene layer reads
     ranges) is gathered row by row; any other layout through ``(M, 16)`` rows."""
@@ -297,13 +314,13 @@ def _rows(world: np.ndarray, levels: _Levels) -> np.ndarray:
     storage = world.transpose(0, 2, 3, 1)
     if storage.flags.c_contiguous:
         flat = storage.reshape(-1)
-        out = np.empty((12, len(levels.start)))
         at = np.empty_like(levels.start)
         for k, entry in enumerate(_ROWS):
             np.add(levels.start, int(entry) * n, out=at)
             np.take(flat, at, out=out[k])
         return out
-    return np.take(world.reshape(t_count * n, 16), levels.order, axis=0)[:, _ROWS].T.copy()
+    out[...] = np.take(world.reshape(t_count * n, 16), levels.order, axis=0)[:, _ROWS].T
+    return out
 
 
 def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, nodes=None) -> FrameFields:
@@ -315,7 +332,9 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
     into ``nodes``). Local matrices are ``inverse(parent world) @ world`` (a singular
     parent's pseudo-inverse), exported as their TRS (shear dropped); see
     :class:`FrameFields`. Raises :class:`InputError` for a hierarchy deeper than
-    :data:`MAX_LEVELS` levels (use :func:`~.analysis.analyze` on the tiled forest).
+    :data:`MAX_LEVELS` levels (use :func:`~.analysis.analyze` on the tiled forest), and
+    naming ``(t, i)`` (indices into ``world``) for the first node-frame it reads whose
+    matrix (its top three rows, the only ones read) or box holds NaN or infinity.
     """
     world = np.asarray(world, dtype=np.float64)
     t_all, n_all = world.shape[:2]
@@ -326,28 +345,61 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
     if hierarchy.max_depth + 1 > MAX_LEVELS:
         raise InputError(f"hierarchy: {hierarchy.max_depth + 1} levels, more than {MAX_LEVELS}", "hierarchy")
     box_min, box_max = np.asarray(box_min, dtype=np.float64), np.asarray(box_max, dtype=np.float64)
-    numbers = np.empty((4, len(frames), len(nodes)))
+    numbers = np.empty((5, len(frames), len(nodes)))
     flags = np.zeros((len(frames), len(nodes)), dtype=bool)
-    # A block of frames at a time through the whole pass: its arrays (about 100 floats
-    # per node-frame) are reused from block to block instead of taken fresh for the
-    # whole range (fresh pages cost a fault each, several times the arithmetic here).
+    # A block of frames at a time through the whole pass, in one buffer reused from block
+    # to block (arrays for a whole range would be fresh memory, a page fault per 4 KB).
     per_block = max(1, BLOCK // max(len(nodes), 1))
+    scratch = _Scratch(min(per_block, len(frames)) * len(nodes))
     for f in range(0, len(frames), per_block):
         block = slice(f, f + per_block)
-        _block_fields(hierarchy, world, box_min, box_max, frames[block], nodes, numbers[:, block], flags[block])
-    return FrameFields(numbers[0], numbers[1], numbers[2], numbers[3], flags)
+        _block_fields(
+            hierarchy, world, box_min, box_max, frames[block], nodes, numbers[:, block], flags[block], scratch
+        )
+    return FrameFields(numbers[0], numbers[1], numbers[2], numbers[3], flags, numbers[4])
 
 
-def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, numbers, flags) -> None:
-    """:func:`frame_fields` for a block of ``frames (t,)``, written into ``numbers (4, t, N')``
-    and ``flags (t, N')``."""
+class _Scratch:
+    """The float64 rows of a block, carved from one buffer allocated once per call:
+    ``rows(name, m)`` is a contiguous ``(k, m)`` view (``k`` rows of that name)."""
+
+    _LAYOUT = {"w": 12, "lo": 3, "size": 3, "result": 5, "frame": 9, "scale": 3, "translation": 3, "v": 27}
+
+    def __init__(self, capacity: int):
+        self._buffer = np.empty(sum(self._LAYOUT.values()) * capacity)
+        self._offset = dict(zip(self._LAYOUT, np.cumsum([0, *self._LAYOUT.values()])[:-1] * capacity, strict=True))
+
+    def rows(self, name: str, m: int) -> np.ndarray:
+        start = int(self._offset[name])
+        return self._buffer[start : start + self._LAYOUT[name] * m].reshape(-1, m)
+
+
+def _check_finite(rows: np.ndarray, levels: _Levels, n_all: int, what: str) -> None:
+    """:class:`InputError` naming the first ``(t, i)`` whose column in ``rows (k, M)`` is
+    not finite (one sum when all are)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(rows.sum()):
+            return
+    bad = ~np.isfinite(rows).all(axis=0)
+    if bad.any():  # (a sum of finite values can overflow)
+        t, i = divmod(int(levels.order[bad].min()), n_all)
+        raise InputError(f"{what}[{t}, {i}]: contains NaN or infinity", what, (t, i))
+
+
+def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, numbers, flags, scratch) -> None:
+    """:func:`frame_fields` for a block of ``frames (t,)``, written into ``numbers (5, t, N')``
+    and ``flags (t, N')``, its arrays views of ``scratch``."""
     levels = _Levels(hierarchy, frames, nodes, world.shape[1])
     order, m = levels.order, len(levels.order)
-    w = _rows(world, levels)
-    lo = np.take(box_min.reshape(-1, 3), order, axis=0).T.copy()
-    size = np.take(box_max.reshape(-1, 3), order, axis=0).T - lo
-    result = np.empty((4, m))  # shear, local shear, corner distance of each model
-    frame, scale, translation = np.empty((9, m)), np.empty((3, m)), np.empty((3, m))
+    w = _rows(world, levels, scratch.rows("w", m))
+    lo, size = scratch.rows("lo", m), scratch.rows("size", m)
+    lo[...] = np.take(box_min.reshape(-1, 3), order, axis=0).T
+    size[...] = np.take(box_max.reshape(-1, 3), order, axis=0).T
+    _check_finite(w, levels, world.shape[1], "world")
+    _check_finite(np.concatenate((lo, size)), levels, world.shape[1], "box_min/box_max")
+    size -= lo
+    result = scratch.rows("result", m)  # shear, local shear, corner distance of each model, parent condition
+    frame, scale, translation = scratch.rows("frame", m), scratch.rows("scale", m), scratch.rows("translation", m)
     singular = np.zeros(m, dtype=bool)  # set by the general path only (the closed form hands those over)
     # Per node-frame work in chunks of at most CHUNK node-frames (a chunk's temporaries
     # stay in cache and the allocator reuses them), across levels; only the fold goes
@@ -357,14 +409,14 @@ def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, 
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             sq = _squares(w[:, a:b])
             result[0, a:b] = _max_abs_arcsin_deg(_pair_cosines(w[:, a:b], sq))
-            local, odd = _locals(w, levels, a, b)
+            local, odd = _locals(w, levels, a, b, result[4, a:b])
             frame[:, a:b], scale[:, a:b], result[1, a:b], odd_local = _decompose(local)
         translation[:, a:b] = local[9:12]
         odd |= odd_local | ~_ordinary(sq)
         if odd.any():
             k = a + np.flatnonzero(odd)
             _patch(k, world, levels, result, frame, scale, translation, singular)
-    v = np.empty((27, m))  # both models folded, the layout of _models
+    v = scratch.rows("v", m)  # both models folded, the layout of _models
     r = levels.roots
     for d in range(len(levels.starts) - 1):
         a, b = int(levels.starts[d]), int(levels.starts[d + 1])
@@ -380,12 +432,8 @@ def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, 
         diff[0:9] -= w[0:9, a:b]
         np.subtract(v[21:24, a:b], w[9:12, a:b], out=diff[9:12])
         result[3, a:b] = _corner_distance(diff, lo[:, a:b], size[:, a:b])
-    out = np.empty((4, m))
-    out[:, levels.out] = result
-    numbers[...] = out.reshape(numbers.shape)
-    marked = np.zeros(m, dtype=bool)
-    marked[levels.out] = singular
-    flags[...] = marked.reshape(flags.shape)
+    numbers.reshape(len(result), m)[:, levels.out] = result  # (a view: the block's frames are contiguous)
+    flags.reshape(m)[levels.out] = singular
 
 
 def _patch(idx, world, levels: _Levels, result, frame, scale, translation, singular) -> None:
@@ -400,6 +448,6 @@ def _patch(idx, world, levels: _Levels, result, frame, scale, translation, singu
         if not roots:
             up = levels.order[levels.parent_pos[pick - r]]
             parent = world[up // n, up % n]
-        (result[0, pick], result[1, pick], frame[:, pick], scale[:, pick], translation[:, pick], singular[pick]) = (
-            _general(world[flat // n, flat % n], parent)
-        )
+        general = _general(world[flat // n, flat % n], parent)
+        result[0, pick], result[1, pick], frame[:, pick], scale[:, pick], translation[:, pick] = general[:5]
+        singular[pick], result[4, pick] = general[5:]

@@ -234,3 +234,47 @@ def test_a_parent_collapsing_away_from_the_origin_is_flagged_not_raised(rng):
     want = [np.abs(a.local.shear_deg).max(axis=-1), a.matrix_model_deviation.max_corner]
     np.testing.assert_allclose([got.local_shear_deg[4], got.corner_matrix[4]], want, rtol=1e-9, atol=1e-9)
     assert np.isfinite(np.array(got[:4])).all()
+
+
+def test_parent_condition_is_the_frobenius_estimate_of_the_parent_world(rng):
+    """Against affine_inverse per node-frame (and the SVD's bounds cond <= it <= 3 cond):
+    random forests, a singular parent (inf), a parent the closed form hands to the general
+    path (ill-conditioned), roots (1)."""
+    parents = random_forest(rng, 25)
+    world = frames_of(rng, parents, 5)
+    child = int(np.flatnonzero(parents >= 0)[0])
+    world[1, parents[child], :3, 0] = 0.0  # singular at frame 1
+    p3 = world[3, parents[child], :3]
+    p3[:, 1] = p3[:, 0] + 1e-8 * p3[:, 1]  # ill-conditioned at frame 3
+    lo, hi = boxes_of(rng, world.shape[:2])
+    got = core.frame_fields(core.Hierarchy(parents), world, lo, hi).parent_condition
+    has = parents >= 0
+    m3 = world[:, parents[has], :3, :3]
+    inverse, singular = core.affine_inverse(m3)
+    inverse = inverse[..., :3, :3]  # (it returns 4x4)
+    want = np.sqrt((m3 * m3).sum(axis=(-2, -1)) * (inverse * inverse).sum(axis=(-2, -1)))
+    want[singular] = np.inf
+    np.testing.assert_allclose(got[:, has], want, rtol=1e-12)
+    np.testing.assert_array_equal(got[:, ~has], 1.0)
+    assert np.isinf(got[1, child]) and 1e6 < got[3, child] < np.inf
+    sv = np.linalg.svd(m3[~singular], compute_uv=False)
+    cond = sv[:, 0] / sv[:, 2]
+    regular = got[:, has][~singular]
+    assert np.all((cond <= regular * (1 + 1e-9)) & (regular <= 3 * cond * (1 + 1e-9)))
+
+
+@pytest.mark.parametrize("what", ["world", "box_min", "box_max"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_node_frame_read_that_is_not_finite_is_named(rng, what, bad):
+    parents = random_forest(rng, 12)
+    world = frames_of(rng, parents, 4)
+    lo, hi = boxes_of(rng, world.shape[:2])
+    values = {"world": world, "box_min": lo, "box_max": hi}[what]
+    values[2, 7, 1] = bad
+    values[3, 4, 0] = bad
+    with pytest.raises(core.InputError, match=r"\[2, 7\]: contains NaN or infinity") as caught:
+        core.frame_fields(core.Hierarchy(parents), world, lo, hi)
+    assert caught.value.index == (2, 7)
+    # Node-frames it does not read are not its concern.
+    fine = core.frame_fields(core.Hierarchy(parents), world, lo, hi, frames=[0, 1])
+    assert np.isfinite(np.array(fine[:4])).all()

@@ -21,7 +21,13 @@ from hierarchy_inspector.addon.model.report import build_report, report_csv, rep
 from hierarchy_inspector.addon.model.thresholds import Thresholds
 from hierarchy_inspector.addon.model.timeline.dynamics import range_dynamics, range_rates
 from hierarchy_inspector.addon.model.timeline.report import OVER_FRAMES_COLUMNS, RangeResults
-from hierarchy_inspector.addon.model.timeline.series import FrameSeries, analyse_frames, changes, with_ancestors
+from hierarchy_inspector.addon.model.timeline.series import (
+    FrameSeries,
+    analyse_frames,
+    changes,
+    check_finite,
+    with_ancestors,
+)
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "report.schema.json"
 
@@ -129,6 +135,66 @@ def test_non_finite_matrix_is_named_with_its_frame():
     series.world[4, 1, 0, 0] = np.nan
     with pytest.raises(SceneDataError, match=r"'Child'.*frame 5"):
         analyse_frames(series)
+
+
+def _held_series(rng) -> FrameSeries:
+    """A random series whose frames 3..5 repeat frame 2 and whose node 0 never moves."""
+    series = random_series(rng, t=9)
+    series.world[3:6] = series.world[2]
+    series.box_min[3:6], series.box_max[3:6] = series.box_min[2], series.box_max[2]
+    series.world[:, 0] = series.world[0, 0]
+    return series
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["first frame", "held frames", "moving frame", "static node", "box", "bottom row", "inf held to the end"],
+)
+def test_a_non_finite_value_anywhere_is_named_as_the_full_check_names_it(where):
+    """The analysis checks only what it reads (the first frame, the node-frames it
+    analyses, the bottom rows); a value that is not finite anywhere still raises, naming
+    the node and frame the full check of every value names."""
+    series = _held_series(np.random.default_rng(5))
+    w = series.world
+    if where == "first frame":
+        w[0, 3, 1, 2] = np.nan
+    elif where == "held frames":
+        w[3:6, 4, 2, 3] = np.inf  # equal at frames 3..5: only frame 3 differs from the frame before
+    elif where == "moving frame":
+        w[6, 2, 0, 0] = -np.inf
+    elif where == "static node":
+        w[4:, 0, 1, 1] = np.nan
+    elif where == "box":
+        series.box_max[4, 5, 2] = np.nan
+    elif where == "bottom row":
+        w[5, 6, 3, 0] = np.nan
+    else:
+        w[2:, 7, 0, 3] = np.inf
+    with pytest.raises(SceneDataError) as full:
+        check_finite(series)
+    with pytest.raises(SceneDataError) as analysed:
+        analyse_frames(series)
+    assert str(analysed.value) == str(full.value)
+
+
+def test_a_parent_of_large_uniform_scale_does_not_hide_real_local_shear():
+    """The noise rule's condition estimate is |A| |inverse(A)| (the Frobenius bound, a
+    parent's scale cancels out): a parent scaled 1e4 (condition 1) with a child whose local
+    holds 0.05 degrees of shear is lossy at a 0.01-degree threshold, as the single-frame
+    inspection decides. (The estimate from the 4x4 inverse, its corner 1 included, gave
+    about 1.7e4 here and called that shear noise.)"""
+    series = stretch_pair_series()
+    shear = np.eye(4)
+    shear[0, 1] = math.tan(math.radians(0.05))
+    for k in range(len(series)):
+        series.world[k, 0] = np.diag([1e4, 1e4, 1e4, 1.0]) @ _rz(0.1 * k)
+        series.world[k, 1] = series.world[k, 0] @ shear
+    thresholds = Thresholds(shear_deg=0.01, corner=1e9)
+    over = analyse_frames(series, thresholds)
+    for k in (0, 5, len(series) - 1):
+        one = inspect(series.nodes_at(k), thresholds)
+        np.testing.assert_array_equal(over.lossy[k], one.lossy_local)
+    assert over.lossy[:, 1].all() and not over.lossy[:, 0].any()
 
 
 # -- rates over a range: a turntable ------------------------------------------------------

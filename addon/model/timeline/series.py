@@ -249,10 +249,12 @@ def _noise_deg(cond: np.ndarray) -> np.ndarray:
     return np.degrees(LOCAL_NOISE_FACTOR * _EPS32 * np.minimum(cond, 1e12))
 
 
-def _lossy(local_shear: np.ndarray, world_at, parents: np.ndarray, thresholds: Thresholds) -> np.ndarray:
+def _lossy(local_shear: np.ndarray, world_at, parents: np.ndarray, thresholds: Thresholds, estimate=None) -> np.ndarray:
     """``(t, n)`` bool: real local shear over the threshold, with the single-frame noise
     rule (the parent's condition number from its SVD). ``world_at(t_idx, n_idx)`` gives
-    world matrices ``(K, 4, 4)`` of the block; ``parents (n,)`` indices within the block.
+    world matrices ``(K, 4, 4)`` of the block; ``parents (n,)`` indices within the block;
+    ``estimate (t, n)``: the parents' Frobenius estimates (:attr:`core.FrameFields.parent_condition`),
+    or None to compute them here.
 
     Only node-frames over the threshold are looked at, and the SVD runs only where the
     decision needs it: the Frobenius estimate ``cF = |A| |inverse(A)|`` bounds the
@@ -266,18 +268,22 @@ def _lossy(local_shear: np.ndarray, world_at, parents: np.ndarray, thresholds: T
         shear = flat[candidate]
         decided = np.ones(len(candidate), dtype=bool)
         has = np.flatnonzero(parents[node] >= 0)
-        if len(has):
+        if len(has) and estimate is not None:
+            c_f = estimate.reshape(-1)[candidate[has]]
+        elif len(has):
             m3 = world_at(at[has], parents[node[has]])[:, :3, :3]
             inverse, singular = core.affine_inverse(m3)
             c_f = np.sqrt((m3 * m3).sum(axis=(1, 2)) * (inverse * inverse).sum(axis=(1, 2)))
             c_f[singular] = np.inf
+        if len(has):
             margin = 1.0 + 1e-9  # round-off of the estimate
             real = shear[has] > _noise_deg(c_f * margin)
             unreal = shear[has] <= _noise_deg(c_f / (3.0 * margin))
             unsure = ~(real | unreal)
             decided[has] = real
             if unsure.any():
-                sv = np.linalg.svd(m3[unsure], compute_uv=False)
+                m3 = world_at(at[has][unsure], parents[node[has][unsure]])[:, :3, :3]
+                sv = np.linalg.svd(m3, compute_uv=False)
                 cond = sv[:, 0] / np.maximum(sv[:, 2], 1e-300)
                 decided[has[unsure]] = shear[has][unsure] > _noise_deg(cond)
         lossy[candidate] = decided
@@ -294,12 +300,13 @@ def _analyse_block(series: FrameSeries, frames, nodes, hierarchy: core.Hierarchy
     than it folds, the general :func:`_analyse_block_general`."""
     if hierarchy.max_depth + 1 > MAX_LEVELS:
         pick = np.ix_(frames, nodes)
-        return _analyse_block_general(
-            series.world[pick], series.box_min[pick], series.box_max[pick], hierarchy, thresholds
-        )
+        world, box_min, box_max = series.world[pick], series.box_min[pick], series.box_max[pick]
+        if not (np.isfinite(world).all() and np.isfinite(box_min).all() and np.isfinite(box_max).all()):
+            raise core.InputError("world or boxes: contains NaN or infinity", "world")
+        return _analyse_block_general(world, box_min, box_max, hierarchy, thresholds)
     fields = core.frame_fields(hierarchy, series.world, series.box_min, series.box_max, frames=frames, nodes=nodes)
     world_at = lambda t, i: series.world[frames[t], nodes[i]]
-    lossy = _lossy(fields.local_shear_deg, world_at, hierarchy.parents, thresholds)
+    lossy = _lossy(fields.local_shear_deg, world_at, hierarchy.parents, thresholds, fields.parent_condition)
     return {
         "shear": fields.shear_deg,
         "local_shear": fields.local_shear_deg,
@@ -360,10 +367,9 @@ def changes(series: FrameSeries) -> tuple[np.ndarray, np.ndarray]:
         moved = (storage[1:, :3] != storage[:-1, :3]).reshape(len(w) - 1, 12, w.shape[1]).any(axis=1)
     else:
         moved = (w[1:] != w[:-1]).any(axis=(2, 3))
-    resized = np.zeros(moved.shape, dtype=bool)
-    for box in (lo, hi):  # three components or-ed (a reduction over an axis of 3 is 6x slower)
-        differs = box[1:] != box[:-1]
-        resized |= differs[..., 0] | differs[..., 1] | differs[..., 2]
+    differs = lo[1:] != lo[:-1]
+    differs |= hi[1:] != hi[:-1]
+    resized = differs[..., 0] | differs[..., 1] | differs[..., 2]  # (a reduction over an axis of 3 is 6x slower)
     frames = np.concatenate(([False], (moved | resized).any(axis=1)))
     ever = moved.any(axis=0)
     if ever.any() and (series.parents >= 0).any():
@@ -381,9 +387,27 @@ def analyse_frames(series: FrameSeries, thresholds: Thresholds = DEFAULT) -> Ove
     whose chain moves at some frame (:func:`changes`); the rest repeat the last result
     (held poses, static props cost nothing). Raises :class:`SceneDataError` naming the
     node and frame when a matrix is not finite.
+
+    Finiteness is checked where the analysis reads: the first frame whole, then the
+    node-frames it analyses (:func:`core.frame_fields` raises for those), and the bottom
+    rows of all matrices. That covers every node-frame: one that differs from the frame
+    before is analysed, NaN differs from everything, and one equal to the frame before is
+    finite when that one is.
     """
-    check_finite(series)
+    try:
+        return _analyse_frames(series, thresholds)
+    except core.InputError:
+        check_finite(series)  # the same error named by node and frame
+        raise
+
+
+def _analyse_frames(series: FrameSeries, thresholds: Thresholds) -> OverFrames:
+    """:func:`analyse_frames`; :class:`core.InputError` for a matrix or box it reads that
+    is not finite."""
     t_count, n = series.world.shape[:2]
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not np.isfinite(series.world[:, :, 3, :].sum()):
+            check_finite(series)
     hierarchy = core.Hierarchy(series.parents, [series.label(i) for i in range(n)])
     first = _analyse_block(series, np.zeros(1, dtype=np.int64), np.arange(n), hierarchy, thresholds)
     frames, nodes = changes(series)
