@@ -53,8 +53,11 @@ MAX_LEVELS = 128
 #: Node-frames per chunk (the temporaries of a chunk stay in cache).
 CHUNK = 1 << 14
 #: Node-frames per block of frames taken through the whole pass at once (at least one
-#: frame): about 25 MB of arrays, reused from block to block.
-BLOCK = 1 << 15
+#: frame): a block's rows are one buffer of 65 float64 rows (about 31 MB), reused from
+#: block to block. Larger blocks mean fewer level steps; this one stays under glibc's
+#: largest mmap threshold (32 MiB), so a freed buffer is reused from the heap by the
+#: next call instead of coming back as fresh pages (a fault per 4 KB).
+BLOCK = 60_000
 
 #: Row-major 4x4 indices of the X, Y, Z columns and the translation (the SoA rows).
 _ROWS = np.array([0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11])
@@ -88,28 +91,30 @@ class _Levels:
     into the caller's ``(T, N)`` arrays (``frames[t']``, ``nodes[i']``); ``start (M,)`` the
     same node-frame's index ``t * 16 N + i`` into a ``(T, 4, 4, N)`` storage (its first
     entry); ``out (M,)`` its index ``t' * N' + i'`` in the result; ``parent_pos (M - roots,)``
-    the sorted position of each non-root's parent."""
+    the sorted position of each non-root's parent. The node-frames of ``mask (t', N')``
+    (each with its parent), or all."""
 
-    def __init__(self, hierarchy: Hierarchy, frames: np.ndarray, nodes: np.ndarray, n_all: int):
+    def __init__(self, hierarchy: Hierarchy, frames: np.ndarray, nodes: np.ndarray, n_all: int, mask=None):
         n = len(hierarchy)
         depth, parents = hierarchy.depth, hierarchy.parents
+        mask = np.ones((len(frames), n), dtype=bool) if mask is None else mask
         by_depth = np.argsort(depth, kind="stable")
-        counts = np.bincount(depth, minlength=1) if n else np.zeros(1, dtype=np.int64)
-        first = np.concatenate(([0], np.cumsum(counts)))
-        rank = np.empty(n, dtype=np.int64)
-        rank[by_depth] = np.arange(n) - first[depth[by_depth]]
-        steps = np.arange(len(frames), dtype=np.int64)
-        self.starts = len(frames) * first
-        order, start, out, parent_pos = [], [], [], []
-        for d in range(len(counts)):
+        first = np.concatenate(([0], np.cumsum(np.bincount(depth, minlength=1) if n else [0])))
+        position = np.empty(mask.shape, dtype=np.int64)  # each node-frame's sorted position
+        starts, order, start, out, parent_pos = [0], [], [], [], []
+        for d in range(len(first) - 1):
             level = by_depth[first[d] : first[d + 1]]
-            order.append((frames[:, None] * n_all + nodes[level][None, :]).ravel())
-            start.append((frames[:, None] * (16 * n_all) + nodes[level][None, :]).ravel())
-            out.append((steps[:, None] * n + level[None, :]).ravel())
+            s, k = np.nonzero(mask[:, level])  # frame-major
+            i = level[k]
+            position[s, i] = np.arange(starts[-1], starts[-1] + len(s))
+            starts.append(starts[-1] + len(s))
+            order.append(frames[s] * n_all + nodes[i])
+            start.append(frames[s] * (16 * n_all) + nodes[i])
+            out.append(s * n + i)
             if d:
-                above = self.starts[d - 1] + steps[:, None] * counts[d - 1]
-                parent_pos.append((above + rank[parents[level]][None, :]).ravel())
+                parent_pos.append(position[s, parents[i]])
         empty = np.zeros(0, dtype=np.int64)
+        self.starts = np.array(starts)
         self.order = np.concatenate(order) if order else empty
         self.start = np.concatenate(start) if start else empty
         self.out = np.concatenate(out) if out else empty
@@ -323,13 +328,14 @@ def _rows(world: np.ndarray, levels: _Levels, out: np.ndarray) -> np.ndarray:
     return out
 
 
-def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, nodes=None) -> FrameFields:
+def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, nodes=None, mask=None) -> FrameFields:
     """The report's four numbers for the nodes of ``hierarchy`` at T' frames: ``(T', N')``.
 
     ``world (T, N, 4, 4)`` the reference world matrices (Blender's), ``box_min, box_max
     (T, N, 3)`` local boxes; ``frames (T',)`` time indices and ``nodes (N',)`` node
     indices to analyse (default: all; ``hierarchy`` has the N' nodes, its parents indices
-    into ``nodes``). Local matrices are ``inverse(parent world) @ world`` (a singular
+    into ``nodes``); ``mask (T', N')`` bool: only these node-frames (each with its parent
+    at the same frame), the others NaN (default: all). Local matrices are ``inverse(parent world) @ world`` (a singular
     parent's pseudo-inverse), exported as their TRS (shear dropped); see
     :class:`FrameFields`. Raises :class:`InputError` for a hierarchy deeper than
     :data:`MAX_LEVELS` levels (use :func:`~.analysis.analyze` on the tiled forest), and
@@ -345,18 +351,44 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
     if hierarchy.max_depth + 1 > MAX_LEVELS:
         raise InputError(f"hierarchy: {hierarchy.max_depth + 1} levels, more than {MAX_LEVELS}", "hierarchy")
     box_min, box_max = np.asarray(box_min, dtype=np.float64), np.asarray(box_max, dtype=np.float64)
-    numbers = np.empty((5, len(frames), len(nodes)))
-    flags = np.zeros((len(frames), len(nodes)), dtype=bool)
-    # A block of frames at a time through the whole pass, in one buffer reused from block
-    # to block (arrays for a whole range would be fresh memory, a page fault per 4 KB).
-    per_block = max(1, BLOCK // max(len(nodes), 1))
-    scratch = _Scratch(min(per_block, len(frames)) * len(nodes))
-    for f in range(0, len(frames), per_block):
-        block = slice(f, f + per_block)
-        _block_fields(
-            hierarchy, world, box_min, box_max, frames[block], nodes, numbers[:, block], flags[block], scratch
-        )
+    shape = (len(frames), len(nodes))
+    per_frame = np.full(len(frames), len(nodes)) if mask is None else _check_mask(mask, shape, hierarchy)
+    numbers = np.empty((5,) + shape) if mask is None else np.full((5,) + shape, np.nan)
+    flags = np.zeros(shape, dtype=bool)
+    # A block of frames at a time through the whole pass (at most BLOCK node-frames, at
+    # least one frame), in one buffer reused from block to block (arrays for a whole
+    # range would be fresh memory, a page fault per 4 KB).
+    bounds = _blocks(per_frame)
+    ends = np.concatenate(([0], np.cumsum(per_frame)))
+    scratch = _Scratch(int(np.diff(ends[bounds]).max(initial=0)))
+    for f, g in zip(bounds[:-1], bounds[1:], strict=True):
+        sub = None if mask is None else mask[f:g]
+        _block_fields(hierarchy, world, box_min, box_max, frames[f:g], nodes, numbers[:, f:g], flags[f:g], scratch, sub)
     return FrameFields(numbers[0], numbers[1], numbers[2], numbers[3], flags, numbers[4])
+
+
+def _check_mask(mask, shape: tuple[int, int], hierarchy: Hierarchy) -> np.ndarray:
+    """``mask``'s node-frames per frame ``(T',)``; :class:`InputError` when its shape is
+    not ``shape`` or a node-frame's parent is not in it."""
+    mask = np.asarray(mask)
+    if mask.shape != shape or mask.dtype != bool:
+        raise InputError(f"mask: expected bool {shape}, got {mask.dtype} {mask.shape}", "mask")
+    has = np.flatnonzero(hierarchy.parents >= 0)
+    orphan = mask[:, has] & ~mask[:, hierarchy.parents[has]]
+    if orphan.any():
+        t, k = np.argwhere(orphan)[0]
+        raise InputError(f"mask[{t}, {has[k]}]: a node-frame without its parent", "mask", (int(t), int(has[k])))
+    return mask.sum(axis=1)
+
+
+def _blocks(per_frame: np.ndarray) -> list[int]:
+    """Frame bounds ``[0, ..., T']`` of consecutive blocks of at most :data:`BLOCK`
+    node-frames (at least one frame each), given the node-frames of each frame."""
+    ends, bounds = np.cumsum(per_frame), [0]
+    while bounds[-1] < len(per_frame):
+        base = ends[bounds[-1] - 1] if bounds[-1] else 0
+        bounds.append(max(bounds[-1] + 1, int(np.searchsorted(ends, base + BLOCK, side="right"))))
+    return bounds
 
 
 class _Scratch:
@@ -386,10 +418,11 @@ def _check_finite(rows: np.ndarray, levels: _Levels, n_all: int, what: str) -> N
         raise InputError(f"{what}[{t}, {i}]: contains NaN or infinity", what, (t, i))
 
 
-def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, numbers, flags, scratch) -> None:
-    """:func:`frame_fields` for a block of ``frames (t,)``, written into ``numbers (5, t, N')``
-    and ``flags (t, N')``, its arrays views of ``scratch``."""
-    levels = _Levels(hierarchy, frames, nodes, world.shape[1])
+def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, numbers, flags, scratch, mask) -> None:
+    """:func:`frame_fields` for a block of ``frames (t,)`` (``mask (t, N')`` or None),
+    written into ``numbers (5, t, N')`` and ``flags (t, N')``, its arrays views of
+    ``scratch``."""
+    levels = _Levels(hierarchy, frames, nodes, world.shape[1], mask)
     order, m = levels.order, len(levels.order)
     w = _rows(world, levels, scratch.rows("w", m))
     lo, size = scratch.rows("lo", m), scratch.rows("size", m)
@@ -432,8 +465,8 @@ def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, 
         diff[0:9] -= w[0:9, a:b]
         np.subtract(v[21:24, a:b], w[9:12, a:b], out=diff[9:12])
         result[3, a:b] = _corner_distance(diff, lo[:, a:b], size[:, a:b])
-    numbers.reshape(len(result), m)[:, levels.out] = result  # (a view: the block's frames are contiguous)
-    flags.reshape(m)[levels.out] = singular
+    numbers.reshape(len(result), -1)[:, levels.out] = result  # (a view: the block's frames are contiguous)
+    flags.reshape(-1)[levels.out] = singular
 
 
 def _patch(idx, world, levels: _Levels, result, frame, scale, translation, singular) -> None:

@@ -278,3 +278,48 @@ def test_a_node_frame_read_that_is_not_finite_is_named(rng, what, bad):
     # Node-frames it does not read are not its concern.
     fine = core.frame_fields(core.Hierarchy(parents), world, lo, hi, frames=[0, 1])
     assert np.isfinite(np.array(fine[:4])).all()
+
+
+@pytest.mark.parametrize("block", [7, 60, 1 << 20])
+def test_a_mask_computes_its_node_frames_bit_for_bit_and_leaves_the_rest_nan(rng, monkeypatch, block):
+    """Masked node-frames (the first frame whole, then a subtree with its ancestors, a
+    frame with none) equal the unmasked pass bit for bit, in blocks too (a collapsed
+    parent inside: the general path); the rest are NaN and not flagged."""
+    parents = random_forest(rng, 30)
+    world = frames_of(rng, parents, 6)
+    collapsed = int(parents[parents >= 0][0])  # a node with a child
+    world[3, collapsed, :3, 1] = 0.0
+    lo, hi = boxes_of(rng, world.shape[:2])
+    hierarchy = core.Hierarchy(parents)
+    whole = core.frame_fields(hierarchy, world, lo, hi)
+    mask = np.zeros(world.shape[:2], dtype=bool)
+    mask[0] = True  # the first frame whole; frame 2 none
+    mask[[1, 3, 4], int(np.argmax(hierarchy.depth))] = True  # the deepest node
+    mask[3:6, parents == collapsed] = True  # the collapsed node's children
+    mask = _ancestors_of(parents, mask)
+    monkeypatch.setattr(fields, "BLOCK", block)
+    got = core.frame_fields(hierarchy, world, lo, hi, mask=mask)
+    for g, w in zip(got, whole, strict=True):
+        np.testing.assert_array_equal(g[mask], w[mask])
+    assert np.isnan(np.array(got[:4])[:, ~mask]).all() and not got.singular_parent[~mask].any()
+    assert whole.singular_parent[mask].any()
+
+
+def _ancestors_of(parents: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``mask`` with every marked node-frame's ancestors at the same frame."""
+    out = mask.copy()
+    for i in np.argsort(-core.Hierarchy(parents).depth, kind="stable"):  # children before parents
+        if parents[i] >= 0:
+            out[:, parents[i]] |= out[:, i]
+    return out
+
+
+def test_a_mask_without_a_parent_is_refused(rng):
+    parents = np.array([-1, 0, 1])
+    world = frames_of(rng, parents, 2)
+    lo, hi = boxes_of(rng, world.shape[:2])
+    mask = np.array([[True, True, True], [False, True, True]])
+    with pytest.raises(core.InputError, match=r"mask\[1, 1\]: a node-frame without its parent"):
+        core.frame_fields(core.Hierarchy(parents), world, lo, hi, mask=mask)
+    with pytest.raises(core.InputError, match="mask: expected bool"):
+        core.frame_fields(core.Hierarchy(parents), world, lo, hi, mask=np.ones((3, 3), dtype=bool))

@@ -177,6 +177,58 @@ def test_a_non_finite_value_anywhere_is_named_as_the_full_check_names_it(where):
     assert str(analysed.value) == str(full.value)
 
 
+def rig_like_series(t_count: int = 40) -> FrameSeries:
+    """A Rigify-like range: an armature object with a 24-bone chain (root, spine, neck,
+    arm, fingers) and short side branches; its torso bone stretches non-uniformly
+    ``(1/sqrt(s), s, 1/sqrt(s))`` for 10 of every 20 frames and is held otherwise, an arm
+    bone turns at those frames too; a second armature (a metarig: 12 bones, nothing moves
+    it) and 20 widget objects stay put; at the stretching frames one bone's local holds
+    shear (as a constraint can give it). Blender's worlds composed as matrices."""
+    rng = np.random.default_rng(9)
+    chain = np.arange(-1, 24)  # node 0 the armature object, 1..24 a chain under it
+    side = np.array([3, 6, 9, 12, 15, 18, 21, 24, 24, 5])  # branch bones under chain bones
+    meta = np.concatenate(([-1], np.arange(35, 46)))  # a second armature: nodes 35..46
+    widgets = np.full(20, -1)
+    parents = np.concatenate((chain, side, meta, widgets))
+    n = len(parents)
+    h = core.Hierarchy(parents)
+    tr, q, s = random_trs_arrays(rng, n)
+    rest = core.TRS(tr, q, np.ones_like(s)).to_matrix()
+    worlds = []
+    for k in range(t_count):
+        local = rest.copy()
+        phase = k % 20
+        if 5 <= phase < 15:  # stretching; held at the ends of the cycle
+            stretch = 1.0 + 0.3 * math.sin(math.pi * (phase - 5) / 10)
+            local[4] = local[4] @ np.diag([stretch**-0.5, stretch, stretch**-0.5, 1.0])
+            local[9] = local[9] @ _rz(0.2 * (phase - 5))
+            local[12, 0, 1] += 0.1 * (stretch - 1.0)  # a local that holds shear (a constraint's)
+        worlds.append(h.world_matrices(local))
+    lo = -rng.uniform(0.05, 0.5, size=(1, n, 3)).repeat(t_count, axis=0)
+    keys = [("Rig", "")] + [("Rig", f"B{i}") for i in range(1, 35)] + [("Metarig", "")]
+    keys += [("Metarig", f"M{i}") for i in range(36, 47)] + [(f"WGT{i}", "") for i in range(20)]
+    return FrameSeries(np.arange(1, t_count + 1), keys, parents, np.array(worlds), lo, -lo * 1.5)
+
+
+def test_a_rig_like_range_equals_every_frame_computed_in_full():
+    """Held frames and static armatures repeat rows (the skip fires: a fraction of the
+    frames and nodes is analysed), and every frame's numbers equal core.frame_fields over
+    all frames and nodes bit for bit, lossy as the single-frame inspection decides."""
+    series = rig_like_series()
+    frames, nodes = changes(series)
+    assert 0 < frames.sum() < len(series) - 1 and nodes[:25].all() and not nodes[35:].any()
+    over = analyse_frames(series, Thresholds(shear_deg=0.1, corner=0.001))
+    full = core.frame_fields(core.Hierarchy(series.parents), series.world, series.box_min, series.box_max)
+    np.testing.assert_array_equal(over.shear, full.shear_deg)
+    np.testing.assert_array_equal(over.local_shear, full.local_shear_deg)
+    np.testing.assert_array_equal(over.corner_matrix, full.corner_matrix)
+    np.testing.assert_array_equal(over.corner_accumulated, full.corner_accumulated)
+    np.testing.assert_array_equal(over.singular_parent, full.singular_parent)
+    assert over.shear.max() > 1.0 and over.lossy.any()
+    for k in (0, 7, 12, 15, 27):
+        np.testing.assert_array_equal(over.lossy[k], inspect(series.nodes_at(k)).lossy_local)
+
+
 def test_a_parent_of_large_uniform_scale_does_not_hide_real_local_shear():
     """The noise rule's condition estimate is |A| |inverse(A)| (the Frobenius bound, a
     parent's scale cancels out): a parent scaled 1e4 (condition 1) with a child whose local

@@ -293,18 +293,23 @@ def _lossy(local_shear: np.ndarray, world_at, parents: np.ndarray, thresholds: T
 _FIELDS = ("shear", "local_shear", "corner_matrix", "corner_accumulated", "lossy", "singular_parent")
 
 
-def _analyse_block(series: FrameSeries, frames, nodes, hierarchy: core.Hierarchy, thresholds: Thresholds) -> dict:
+def _analyse_block(
+    series: FrameSeries, frames, nodes, hierarchy: core.Hierarchy, thresholds: Thresholds, mask=None
+) -> dict:
     """The per node-frame fields ``(t, n)`` of ``series`` at time indices ``frames (t,)``
     and ``nodes (n,)`` (``hierarchy`` their forest), all at once: :func:`core.frame_fields`
-    (flat component arithmetic, one fold step per depth level), or for hierarchies deeper
-    than it folds, the general :func:`_analyse_block_general`."""
+    (flat component arithmetic, one fold step per depth level; ``mask (t, n)``: only those
+    node-frames, the others NaN), or for hierarchies deeper than it folds, the general
+    :func:`_analyse_block_general` (no mask)."""
     if hierarchy.max_depth + 1 > MAX_LEVELS:
         pick = np.ix_(frames, nodes)
         world, box_min, box_max = series.world[pick], series.box_min[pick], series.box_max[pick]
         if not (np.isfinite(world).all() and np.isfinite(box_min).all() and np.isfinite(box_max).all()):
             raise core.InputError("world or boxes: contains NaN or infinity", "world")
         return _analyse_block_general(world, box_min, box_max, hierarchy, thresholds)
-    fields = core.frame_fields(hierarchy, series.world, series.box_min, series.box_max, frames=frames, nodes=nodes)
+    fields = core.frame_fields(
+        hierarchy, series.world, series.box_min, series.box_max, frames=frames, nodes=nodes, mask=mask
+    )
     world_at = lambda t, i: series.world[frames[t], nodes[i]]
     lossy = _lossy(fields.local_shear_deg, world_at, hierarchy.parents, thresholds, fields.parent_condition)
     return {
@@ -409,12 +414,31 @@ def _analyse_frames(series: FrameSeries, thresholds: Thresholds) -> OverFrames:
         if not np.isfinite(series.world[:, :, 3, :].sum()):
             check_finite(series)
     hierarchy = core.Hierarchy(series.parents, [series.label(i) for i in range(n)])
-    first = _analyse_block(series, np.zeros(1, dtype=np.int64), np.arange(n), hierarchy, thresholds)
     frames, nodes = changes(series)
     ft, nk = np.flatnonzero(frames), np.flatnonzero(nodes)
     # Row 0: the first frame; row 1 + r: the r-th frame where something moved (its moving
     # nodes analysed, the others as at the first frame). Each frame takes the last row at
     # or before it.
+    if hierarchy.max_depth + 1 > MAX_LEVELS:
+        rows = _rows_general(series, ft, nk, hierarchy, thresholds)
+    else:  # one pass: the first frame's node-frames and the moving ones together
+        mask = np.empty((1 + len(ft), n), dtype=bool)
+        mask[0], mask[1:] = True, nodes
+        rows = _analyse_block(series, np.concatenate(([0], ft)), np.arange(n), hierarchy, thresholds, mask)
+        for k in _FIELDS:
+            rows[k][1:, ~nodes] = rows[k][0, ~nodes]
+    analysed = np.zeros(t_count, dtype=np.int64)
+    analysed[ft] = np.arange(1, len(ft) + 1)
+    source = np.maximum.accumulate(analysed) if t_count else analysed
+    return OverFrames(series=series, rows=rows, source=source, thresholds=thresholds)
+
+
+def _rows_general(series: FrameSeries, ft: np.ndarray, nk: np.ndarray, hierarchy: core.Hierarchy, thresholds) -> dict:
+    """:func:`_analyse_frames`' rows ``(1 + len(ft), N)`` for hierarchies deeper than
+    :func:`core.frame_fields` folds: the first frame whole, then frames ``ft`` of nodes
+    ``nk`` (their sub-forest), the other nodes repeating the first frame."""
+    n = len(series.parents)
+    first = _analyse_block(series, np.zeros(1, dtype=np.int64), np.arange(n), hierarchy, thresholds)
     rows = {k: np.repeat(v, 1 + len(ft), axis=0) for k, v in first.items()}
     if len(ft):
         position = np.full(n, -1, dtype=np.int64)
@@ -423,7 +447,4 @@ def _analyse_frames(series: FrameSeries, thresholds: Thresholds) -> OverFrames:
         block = _analyse_block(series, ft, nk, core.Hierarchy(sub_parents), thresholds)
         for k in _FIELDS:
             rows[k][1:, nk] = block[k]
-    analysed = np.zeros(t_count, dtype=np.int64)
-    analysed[ft] = np.arange(1, len(ft) + 1)
-    source = np.maximum.accumulate(analysed) if t_count else analysed
-    return OverFrames(series=series, rows=rows, source=source, thresholds=thresholds)
+    return rows
