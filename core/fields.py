@@ -95,31 +95,30 @@ class _Levels:
     (each with its parent), or all."""
 
     def __init__(self, hierarchy: Hierarchy, frames: np.ndarray, nodes: np.ndarray, n_all: int, mask=None):
-        n = len(hierarchy)
+        n, t = len(hierarchy), len(frames)
         depth, parents = hierarchy.depth, hierarchy.parents
-        mask = np.ones((len(frames), n), dtype=bool) if mask is None else mask
         by_depth = np.argsort(depth, kind="stable")
-        first = np.concatenate(([0], np.cumsum(np.bincount(depth, minlength=1) if n else [0])))
-        position = np.empty(mask.shape, dtype=np.int64)  # each node-frame's sorted position
-        starts, order, start, out, parent_pos = [0], [], [], [], []
-        for d in range(len(first) - 1):
-            level = by_depth[first[d] : first[d + 1]]
-            s, k = np.nonzero(mask[:, level])  # frame-major
-            i = level[k]
-            position[s, i] = np.arange(starts[-1], starts[-1] + len(s))
-            starts.append(starts[-1] + len(s))
-            order.append(frames[s] * n_all + nodes[i])
-            start.append(frames[s] * (16 * n_all) + nodes[i])
-            out.append(s * n + i)
-            if d:
-                parent_pos.append(position[s, parents[i]])
-        empty = np.zeros(0, dtype=np.int64)
-        self.starts = np.array(starts)
-        self.order = np.concatenate(order) if order else empty
-        self.start = np.concatenate(start) if start else empty
-        self.out = np.concatenate(out) if out else empty
-        self.parent_pos = np.concatenate(parent_pos) if parent_pos else empty
-        self.roots = int(self.starts[1]) if len(self.starts) > 1 else 0
+        counts = np.bincount(depth, minlength=1) if n else np.zeros(1, dtype=np.int64)
+        first = np.concatenate(([0], np.cumsum(counts)))[depth[by_depth]]  # (n,) each column's level start
+        # Unmasked, column j of by_depth at step s sits at t * first + s * count + (j - first)
+        # (its level's block, frame-major); invert that, then keep the mask's in that order.
+        sorted_at = (t - 1) * first + np.arange(n) + np.arange(t)[:, None] * counts[depth[by_depth]]
+        cell = np.empty(t * n, dtype=np.int64)
+        cell[sorted_at.ravel()] = np.arange(t * n)  # each sorted position's s * n + j
+        if mask is not None:
+            cell = cell[mask[:, by_depth].ravel()[cell]]
+        s, j = np.divmod(cell, n)
+        node = by_depth[j]
+        self.starts = np.concatenate(([0], np.cumsum(np.bincount(depth[node], minlength=len(counts)))))
+        self.order = frames[s] * n_all + nodes[node]
+        self.start = self.order + frames[s] * (15 * n_all)
+        self.out = s * n + node
+        self.roots = r = int(self.starts[1]) if len(self.starts) > 1 else 0
+        column = np.empty(n, dtype=np.int64)
+        column[by_depth] = np.arange(n)
+        position = np.empty(t * n, dtype=np.int64)
+        position[cell] = np.arange(len(cell))
+        self.parent_pos = position[s[r:] * n + column[parents[node[r:]]]]
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -429,7 +428,8 @@ def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, 
     lo[...] = np.take(box_min.reshape(-1, 3), order, axis=0).T
     size[...] = np.take(box_max.reshape(-1, 3), order, axis=0).T
     _check_finite(w, levels, world.shape[1], "world")
-    _check_finite(np.concatenate((lo, size)), levels, world.shape[1], "box_min/box_max")
+    _check_finite(lo, levels, world.shape[1], "box_min")
+    _check_finite(size, levels, world.shape[1], "box_max")
     size -= lo
     result = scratch.rows("result", m)  # shear, local shear, corner distance of each model, parent condition
     frame, scale, translation = scratch.rows("frame", m), scratch.rows("scale", m), scratch.rows("translation", m)

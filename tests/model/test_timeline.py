@@ -5,6 +5,7 @@ a turntable in closed form; the report's range parts against the schema."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -475,3 +476,20 @@ def test_a_collapsing_parent_in_a_hierarchy_deeper_than_the_flat_fold_gives_the_
     np.testing.assert_allclose(deep.corner[:, -2:], flat.corner, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(deep.local_shear[:, -2:], flat.local_shear, atol=1e-9)
     assert not deep.singular_parent[:, :-1].any()
+
+
+def test_changes_compares_only_the_boxes_the_series_says_can_vary(rng):
+    """With ``boxes_vary`` the boxes of the other nodes are not compared (the reader keeps
+    them the first frame's): the same frames and nodes as comparing all of them when the
+    hint holds, and a box outside it is indeed not looked at."""
+    series = random_series(rng, n=20, t=6)
+    series.world[:] = series.world[0]  # nothing moves...
+    series.box_min[:], series.box_max[:] = series.box_min[0], series.box_max[0]
+    series.box_max[3:, 7] *= 1.5  # ...but node 7's box grows at frame 3
+    frames, nodes = changes(series)
+    assert list(np.flatnonzero(frames)) == [3] and nodes[7]
+    hinted = dataclasses.replace(series, boxes_vary=np.array([2, 7]))
+    for got, want in zip(changes(hinted), (frames, nodes), strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert not changes(dataclasses.replace(series, boxes_vary=np.array([2])))[0].any()
+    assert not changes(dataclasses.replace(series, boxes_vary=np.zeros(0, dtype=np.int64)))[1][7]

@@ -34,7 +34,9 @@ class FrameSeries:
     ``frames (T,)`` int; ``keys`` N ``(object, bone)`` pairs; ``parents (N,)`` int, -1
     for roots; ``world (T, N, 4, 4)`` Blender's evaluated world matrices (float64 copies
     of Blender's float32); ``box_min, box_max (T, N, 3)`` local boxes per frame (scene
-    units); ``fps`` frames per second (``fps / fps_base``).
+    units); ``fps`` frames per second (``fps / fps_base``); ``boxes_vary (K,)`` int, when
+    known: the only nodes whose boxes can differ from frame to frame (the reader's; None:
+    any node's), so that :func:`changes` compares only theirs.
     """
 
     frames: np.ndarray
@@ -45,6 +47,7 @@ class FrameSeries:
     box_max: np.ndarray
     fps: float = 24.0
     notes: list[str] = field(default_factory=list)
+    boxes_vary: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.frames)
@@ -372,9 +375,13 @@ def changes(series: FrameSeries) -> tuple[np.ndarray, np.ndarray]:
         moved = (storage[1:, :3] != storage[:-1, :3]).reshape(len(w) - 1, 12, w.shape[1]).any(axis=1)
     else:
         moved = (w[1:] != w[:-1]).any(axis=(2, 3))
-    differs = lo[1:] != lo[:-1]
-    differs |= hi[1:] != hi[:-1]
-    resized = differs[..., 0] | differs[..., 1] | differs[..., 2]  # (a reduction over an axis of 3 is 6x slower)
+    vary = slice(None) if series.boxes_vary is None else series.boxes_vary
+    differs = lo[1:, vary] != lo[:-1, vary]
+    differs |= hi[1:, vary] != hi[:-1, vary]
+    resized = np.zeros(moved.shape, dtype=bool)
+    resized[:, vary] = (
+        differs[..., 0] | differs[..., 1] | differs[..., 2]
+    )  # (a reduction over an axis of 3 is 6x slower)
     frames = np.concatenate(([False], (moved | resized).any(axis=1)))
     ever = moved.any(axis=0)
     if ever.any() and (series.parents >= 0).any():
@@ -410,10 +417,16 @@ def _analyse_frames(series: FrameSeries, thresholds: Thresholds) -> OverFrames:
     """:func:`analyse_frames`; :class:`core.InputError` for a matrix or box it reads that
     is not finite."""
     t_count, n = series.world.shape[:2]
+    storage = series.world.transpose(0, 2, 3, 1)  # the scene layer's (T, 4, 4, N) storage: its bottom rows contiguous
+    bottom = storage[:, 3] if storage.flags.c_contiguous else series.world[:, :, 3, :]
     with np.errstate(over="ignore", invalid="ignore"):
-        if not np.isfinite(series.world[:, :, 3, :].sum()):
+        if not np.isfinite(bottom.sum()):
             check_finite(series)
-    hierarchy = core.Hierarchy(series.parents, [series.label(i) for i in range(n)])
+    try:
+        hierarchy = core.Hierarchy(series.parents)
+    except core.HierarchyError:  # raised again naming the nodes (labels only when needed)
+        core.Hierarchy(series.parents, [series.label(i) for i in range(n)])
+        raise
     frames, nodes = changes(series)
     ft, nk = np.flatnonzero(frames), np.flatnonzero(nodes)
     # Row 0: the first frame; row 1 + r: the r-th frame where something moved (its moving
