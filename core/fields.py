@@ -288,22 +288,19 @@ def _models(frame: np.ndarray, scale: np.ndarray, translation: np.ndarray, paren
     accumulated position, 24-26 the accumulated scale. ``parent (27, m)`` the parents'
     rows in the same layout (None: roots)."""
     m = frame.shape[1]
-    own = np.empty((2, 3, 3, m))  # R diag(s) and R as column blocks
-    np.multiply(frame.reshape(3, 3, m), scale[:, None, :], out=own[0])
-    own[1] = frame.reshape(3, 3, m)
+    rotation = frame.reshape(3, 3, m)  # R as column blocks
     if parent is None:
-        out[0:18] = own.reshape(18, m)
-        out[18:21], out[21:24], out[24:27] = translation, translation, scale
+        np.multiply(rotation, scale[:, None, :], out=out[0:9].reshape(3, 3, m))
+        out[9:18], out[18:21], out[21:24], out[24:27] = frame, translation, translation, scale
         return
     # The 3x3 products (matrix model, accumulated rotation) x (R S, R), and the
     # translation as each model moves it.
+    scaled = np.multiply(rotation, scale[:, None, :])  # R diag(s)
     linear, product = parent[0:18].reshape(2, 3, 3, m), out[0:18].reshape(2, 3, 3, m)
-    moved = np.empty((2, 3, m))
-    moved[0] = translation
-    np.multiply(parent[24:27], translation, out=moved[1])
-    for z in range(2):
-        _matmul(linear[z], own[z], product[z])
-        np.einsum("kim,km->im", linear[z], moved[z], out=out[18 + 3 * z : 21 + 3 * z])
+    _matmul(linear[0], scaled, product[0])
+    np.einsum("kim,km->im", linear[0], translation, out=out[18:21])
+    _matmul(linear[1], rotation, product[1])
+    np.einsum("kim,km->im", linear[1], parent[24:27] * translation, out=out[21:24])
     out[18:24] += parent[18:24]
     np.multiply(parent[24:27], scale, out=out[24:27])
 
