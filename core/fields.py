@@ -17,12 +17,15 @@ How it is fast (about 10x :func:`~.analysis.analyze` on a tiled forest):
   (level ``d`` holds that level's nodes at every frame of the block, contiguously), so
   each fold step reads its parents from the level above with one gather and writes one
   contiguous slice: one Python step per depth level for all the block's frames; the
-  blocks reuse each other's arrays (arrays for a whole range would be fresh memory, a
-  page fault per 4 KB);
+  blocks' rows are one buffer, reused from block to block (arrays for a whole range
+  would be fresh memory, a page fault per 4 KB); a mask of node-frames (each with its
+  parent) takes only those, so that different frames can hold different nodes in one
+  pass (the range's first frame whole, the moving chains after it);
 - the matrix model and the accumulated model (rotation as a 3x3 frame, per-axis scale,
   position) are folded together in that one pass;
 - only what the report needs: one ``arcsin`` per node-frame and quantity (of the largest
-  ``|cos|``), no quaternions.
+  ``|cos|``), no quaternions; the parent's condition estimate comes from the adjugate the
+  local matrix needs anyway.
 
 Node-frames the closed formulas do not cover to full accuracy (squared column lengths
 outside ``[1e-150, 1e150]`` or zero, a parent with no inverse or an ill-conditioned one,
