@@ -230,24 +230,29 @@ def test_a_rig_like_range_equals_every_frame_computed_in_full():
         np.testing.assert_array_equal(over.lossy[k], inspect(series.nodes_at(k)).lossy_local)
 
 
-def test_a_parent_of_large_uniform_scale_does_not_hide_real_local_shear():
+@pytest.mark.parametrize("pad", [0, 140])  # 140 plain ancestors: deeper than the flat fold
+def test_a_parent_of_large_uniform_scale_does_not_hide_real_local_shear(pad):
     """The noise rule's condition estimate is |A| |inverse(A)| (the Frobenius bound, a
     parent's scale cancels out): a parent scaled 1e4 (condition 1) with a child whose local
     holds 0.05 degrees of shear is lossy at a 0.01-degree threshold, as the single-frame
-    inspection decides. (The estimate from the 4x4 inverse, its corner 1 included, gave
-    about 1.7e4 here and called that shear noise.)"""
-    series = stretch_pair_series()
+    inspection decides, in the flat fold and the general path alike. (The estimate from
+    the 4x4 inverse, its corner 1 included, gave about 1.7e4 here and called that shear
+    noise.)"""
+    t_count, n = 5, pad + 2
     shear = np.eye(4)
     shear[0, 1] = math.tan(math.radians(0.05))
-    for k in range(len(series)):
-        series.world[k, 0] = np.diag([1e4, 1e4, 1e4, 1.0]) @ _rz(0.1 * k)
-        series.world[k, 1] = series.world[k, 0] @ shear
+    world = np.tile(np.eye(4), (t_count, n, 1, 1))
+    for k in range(t_count):
+        world[k, pad] = np.diag([1e4, 1e4, 1e4, 1.0]) @ _rz(0.1 * k)
+        world[k, pad + 1] = world[k, pad] @ shear
+    keys = [(f"Up{i}", "") for i in range(pad)] + [("Parent", ""), ("Child", "")]
+    box = np.ones((t_count, n, 3))
+    series = FrameSeries(np.arange(1, t_count + 1), keys, np.arange(-1, n - 1), world, -box, box)
     thresholds = Thresholds(shear_deg=0.01, corner=1e9)
     over = analyse_frames(series, thresholds)
-    for k in (0, 5, len(series) - 1):
-        one = inspect(series.nodes_at(k), thresholds)
-        np.testing.assert_array_equal(over.lossy[k], one.lossy_local)
-    assert over.lossy[:, 1].all() and not over.lossy[:, 0].any()
+    for k in range(t_count):
+        np.testing.assert_array_equal(over.lossy[k], inspect(series.nodes_at(k), thresholds).lossy_local)
+    assert over.lossy[:, -1].all() and not over.lossy[:, :-1].any()
 
 
 # -- rates over a range: a turntable ------------------------------------------------------

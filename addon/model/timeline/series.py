@@ -276,6 +276,7 @@ def _lossy(local_shear: np.ndarray, world_at, parents: np.ndarray, thresholds: T
         elif len(has):
             m3 = world_at(at[has], parents[node[has]])[:, :3, :3]
             inverse, singular = core.affine_inverse(m3)
+            inverse = inverse[:, :3, :3]  # (returned 4x4: its corner 1 is not the inverse's)
             c_f = np.sqrt((m3 * m3).sum(axis=(1, 2)) * (inverse * inverse).sum(axis=(1, 2)))
             c_f[singular] = np.inf
         if len(has):
