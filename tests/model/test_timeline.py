@@ -212,13 +212,18 @@ def rig_like_series(t_count: int = 40) -> FrameSeries:
 
 
 def test_a_rig_like_range_equals_every_frame_computed_in_full():
-    """Held frames and static armatures repeat rows (the skip fires: a fraction of the
-    frames and nodes is analysed), and every frame's numbers equal core.frame_fields over
-    all frames and nodes bit for bit, lossy as the single-frame inspection decides."""
+    """Held frames, the second cycle (equal to the first) and static armatures repeat rows
+    (the skips fire: a fraction of the frames and nodes is analysed), and every frame's
+    numbers equal core.frame_fields over all frames and nodes bit for bit, lossy as the
+    single-frame inspection decides, each node's worst frame its first worst frame."""
     series = rig_like_series()
     frames, nodes = changes(series)
     assert 0 < frames.sum() < len(series) - 1 and nodes[:25].all() and not nodes[35:].any()
     over = analyse_frames(series, Thresholds(shear_deg=0.1, corner=0.001))
+    # The second cycle repeats the first, and the first stretching frame (a stretch of 1)
+    # the rest pose: the rest pose and 9 moving frames are the rows.
+    assert len(over.source) == 40 and len(over.rows["shear"]) == 1 + 9 < 1 + frames.sum()
+    np.testing.assert_array_equal(over.source[20:], over.source[:20])
     full = core.frame_fields(core.Hierarchy(series.parents), series.world, series.box_min, series.box_max)
     np.testing.assert_array_equal(over.shear, full.shear_deg)
     np.testing.assert_array_equal(over.local_shear, full.local_shear_deg)
@@ -228,6 +233,8 @@ def test_a_rig_like_range_equals_every_frame_computed_in_full():
     assert over.shear.max() > 1.0 and over.lossy.any()
     for k in (0, 7, 12, 15, 27):
         np.testing.assert_array_equal(over.lossy[k], inspect(series.nodes_at(k)).lossy_local)
+    corner = np.maximum(full.corner_matrix, full.corner_accumulated)
+    np.testing.assert_array_equal(over.worst_frame, series.frames[np.argmax(corner, axis=0)])
 
 
 @pytest.mark.parametrize("pad", [0, 140])  # 140 plain ancestors: deeper than the flat fold
@@ -498,3 +505,24 @@ def test_changes_compares_only_the_boxes_the_series_says_can_vary(rng):
         np.testing.assert_array_equal(got, want)
     assert not changes(dataclasses.replace(series, boxes_vary=np.array([2])))[0].any()
     assert not changes(dataclasses.replace(series, boxes_vary=np.zeros(0, dtype=np.int64)))[1][7]
+
+
+def test_repeated_frames_are_found_by_value_not_by_fingerprint_alone(rng):
+    """A frame equal to the first or to an earlier moving frame is found (the earliest
+    one that repeats nothing); a frame whose fingerprint collides (two entries swapped),
+    one with another box, and one holding NaN (equal to nothing) are not."""
+    from hierarchy_inspector.addon.model.timeline.repeats import repeated_frames
+
+    series = random_series(rng, n=6, t=9)
+    w, lo, hi = series.world, series.box_min, series.box_max
+    w[3], lo[3], hi[3] = w[0], lo[0], hi[0]  # back to the first frame
+    w[5], lo[5], hi[5] = w[2], lo[2], hi[2]  # a moving frame again
+    w[6], lo[6], hi[6] = w[5], lo[5], hi[5]  # (and again: still frame 2)
+    w[7], lo[7], hi[7] = w[1], lo[1], hi[1]
+    w[7, 0, 0, 1], w[7, 1, 0, 1] = w[1, 1, 0, 1], w[1, 0, 0, 1]  # two entries swapped: the same sum
+    w[8], lo[8] = w[4], lo[4] * 2.0  # another box
+    earlier = repeated_frames(w, lo, hi, np.arange(1, 9))
+    np.testing.assert_array_equal(earlier, [-1, -1, 0, -1, 2, 2, -1, -1])
+    w[2, 3, 1, 1] = np.nan
+    w[5] = w[2]
+    assert repeated_frames(w, lo, hi, np.arange(1, 9))[4] == -1

@@ -23,6 +23,7 @@ from ..errors import SceneDataError
 from ..inspection import local_matrices_of, worst_first
 from ..nodes import Nodes, node_label
 from ..thresholds import DEFAULT, LOCAL_NOISE_FACTOR, LOCAL_SHEAR_FLOOR_DEG, Thresholds
+from .repeats import repeated_frames
 
 _EPS32 = float(np.finfo(np.float32).eps)
 
@@ -112,8 +113,8 @@ class OverFrames:
     single-frame :attr:`.inspection.Inspection.singular_parent` marks it.
 
     Stored compactly: ``rows`` maps each of those six names to its ``(R, N)`` distinct
-    rows (a frame where nothing moved repeats the row before), ``source (T,)`` is each
-    frame's row (non-decreasing, every row used). The ``(T, N)`` arrays are built on
+    rows (a frame where nothing moved repeats the row before, a frame equal to an earlier
+    one that one's row), ``source (T,)`` is each frame's row (every row used). The ``(T, N)`` arrays are built on
     first use; the maxima, worst frames and counts are computed on the rows.
     """
 
@@ -173,7 +174,7 @@ class OverFrames:
     @cached_property
     def worst_index(self) -> np.ndarray:
         """``(N,)`` time index of each node's largest corner distance (the first such frame)."""
-        first_frame = np.searchsorted(self.source, np.arange(len(self._row_corner)))  # each row's first frame
+        first_frame = np.unique(self.source, return_index=True)[1]  # each row's first frame (every row is used)
         return first_frame[np.argmax(self._row_corner, axis=0)]
 
     @cached_property
@@ -429,10 +430,13 @@ def _analyse_frames(series: FrameSeries, thresholds: Thresholds) -> OverFrames:
         core.Hierarchy(series.parents, [series.label(i) for i in range(n)])
         raise
     frames, nodes = changes(series)
-    ft, nk = np.flatnonzero(frames), np.flatnonzero(nodes)
-    # Row 0: the first frame; row 1 + r: the r-th frame where something moved (its moving
-    # nodes analysed, the others as at the first frame). Each frame takes the last row at
-    # or before it.
+    moved, nk = np.flatnonzero(frames), np.flatnonzero(nodes)
+    # Row 0: the first frame; row 1 + r: the r-th frame where something moved and that
+    # repeats no earlier frame (its moving nodes analysed, the others as at the first
+    # frame). A frame that repeats an earlier one takes its row, any other frame the row
+    # of the last frame before it.
+    earlier = repeated_frames(series.world, series.box_min, series.box_max, moved)
+    ft = moved[earlier < 0]
     if hierarchy.max_depth + 1 > MAX_LEVELS:
         rows = _rows_general(series, ft, nk, hierarchy, thresholds)
     else:  # one pass: the first frame's node-frames and the moving ones together
@@ -441,9 +445,11 @@ def _analyse_frames(series: FrameSeries, thresholds: Thresholds) -> OverFrames:
         rows = _analyse_block(series, np.concatenate(([0], ft)), np.arange(n), hierarchy, thresholds, mask)
         for k in _FIELDS:
             rows[k][1:, ~nodes] = rows[k][0, ~nodes]
-    analysed = np.zeros(t_count, dtype=np.int64)
-    analysed[ft] = np.arange(1, len(ft) + 1)
-    source = np.maximum.accumulate(analysed) if t_count else analysed
+    row = np.full(t_count, -1, dtype=np.int64)
+    row[:1], row[ft] = 0, np.arange(1, len(ft) + 1)
+    row[moved[earlier >= 0]] = row[earlier[earlier >= 0]]  # (those are 0 or in ft: set)
+    last = np.maximum.accumulate(np.where(row >= 0, np.arange(t_count), 0)) if t_count else row
+    source = row[last]
     return OverFrames(series=series, rows=rows, source=source, thresholds=thresholds)
 
 
