@@ -17,7 +17,7 @@ ratios the median of each round's own):
 - analyse: all T x N node-frames analysed together (``model.timeline.analyse_frames``);
 - inspected / bare = (read + analyse) / bare (target <= 1.3), analyse / bare (target < 0.1);
 - the analysis per node-frame of the range, and per node-frame it computes (the others
-  repeat a result: held frames, static nodes).
+  repeat a result: held frames, frames equal to an earlier one, static nodes).
 
 A second table splits the cost per frame (medians over the range, microseconds, the
 best of --repeat rounds): Blender's ``frame_set`` alone; inside the read, Blender's bulk
@@ -36,6 +36,7 @@ import bpy
 import numpy as np
 from bench_common import best_ms, markdown_table
 from hierarchy_inspector.addon.model.timeline import analyse_frames
+from hierarchy_inspector.addon.model.timeline.repeats import repeated_frames
 from hierarchy_inspector.addon.model.timeline.series import changes
 from hierarchy_inspector.addon.scene.frames import read_frames
 from hierarchy_inspector.addon.scene.timeline import animated as animated_scenes
@@ -133,9 +134,12 @@ def budget(scene, frames: list[int], repeat: int) -> list[float]:
 
 def analysed_node_frames(series) -> int:
     """Node-frames the analysis computes (the first frame, then the frames where something
-    moved times the nodes whose chain moves); the rest repeat results."""
+    moved and that repeat no earlier frame, times the nodes whose chain moves); the rest
+    repeat results."""
     frames, nodes = changes(series)
-    return len(series.keys) + int(frames.sum()) * int(nodes.sum())
+    moved = np.flatnonzero(frames)
+    distinct = int((repeated_frames(series.world, series.box_min, series.box_max, moved) < 0).sum())
+    return len(series.keys) + distinct * int(nodes.sum())
 
 
 def main() -> None:

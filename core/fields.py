@@ -17,12 +17,15 @@ How it is fast (about 10x :func:`~.analysis.analyze` on a tiled forest):
   (level ``d`` holds that level's nodes at every frame of the block, contiguously), so
   each fold step reads its parents from the level above with one gather and writes one
   contiguous slice: one Python step per depth level for all the block's frames; the
-  blocks reuse each other's arrays (arrays for a whole range would be fresh memory, a
-  page fault per 4 KB);
+  blocks' rows are one buffer, reused from block to block (arrays for a whole range
+  would be fresh memory, a page fault per 4 KB); a mask of node-frames (each with its
+  parent) takes only those, so that different frames can hold different nodes in one
+  pass (the range's first frame whole, the moving chains after it);
 - the matrix model and the accumulated model (rotation as a 3x3 frame, per-axis scale,
   position) are folded together in that one pass;
 - only what the report needs: one ``arcsin`` per node-frame and quantity (of the largest
-  ``|cos|``), no quaternions.
+  ``|cos|``), no quaternions; the parent's condition estimate comes from the adjugate the
+  local matrix needs anyway.
 
 Node-frames the closed formulas do not cover to full accuracy (squared column lengths
 outside ``[1e-150, 1e150]`` or zero, a parent with no inverse or an ill-conditioned one,
@@ -40,7 +43,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .decompose import affine_pseudo_inverse, decompose, shear_angles
+from .decompose import affine_inverse, affine_pseudo_inverse, decompose, shear_angles
 from .errors import InputError
 from .hierarchy import Hierarchy
 from .rotations import quat_to_matrix
@@ -53,8 +56,11 @@ MAX_LEVELS = 128
 #: Node-frames per chunk (the temporaries of a chunk stay in cache).
 CHUNK = 1 << 14
 #: Node-frames per block of frames taken through the whole pass at once (at least one
-#: frame): about 25 MB of arrays, reused from block to block.
-BLOCK = 1 << 15
+#: frame): a block's rows are one buffer of 65 float64 rows (about 31 MB), reused from
+#: block to block. Larger blocks mean fewer level steps; this one stays under glibc's
+#: largest mmap threshold (32 MiB), so a freed buffer is reused from the heap by the
+#: next call instead of coming back as fresh pages (a fault per 4 KB).
+BLOCK = 60_000
 
 #: Row-major 4x4 indices of the X, Y, Z columns and the translation (the SoA rows).
 _ROWS = np.array([0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11])
@@ -67,15 +73,19 @@ _ILL = 1e-6
 class FrameFields(NamedTuple):
     """``(T, N)`` per node-frame: largest ``|shear|`` of the reference world matrix and of
     the local matrix (degrees), largest box-corner distance of the matrix model and of
-    the accumulated model from the reference (scene units), and ``singular_parent``
-    (bool): the parent's world has no inverse there (:func:`affine_pseudo_inverse`: the
-    local is the least-squares one, and undefined as a transform)."""
+    the accumulated model from the reference (scene units), ``singular_parent`` (bool):
+    the parent's world has no inverse there (:func:`affine_pseudo_inverse`: the local is
+    the least-squares one, and undefined as a transform), and ``parent_condition``: the
+    Frobenius estimate ``|A| |inverse(A)|`` of the condition number of the parent
+    world's 3x3 part ``A`` (``cond <= it <= 3 cond``; inf where ``A`` has no inverse as
+    :func:`~.decompose.affine_inverse` decides, 1 for roots)."""
 
     shear_deg: np.ndarray
     local_shear_deg: np.ndarray
     corner_matrix: np.ndarray
     corner_accumulated: np.ndarray
     singular_parent: np.ndarray
+    parent_condition: np.ndarray
 
 
 class _Levels:
@@ -84,33 +94,34 @@ class _Levels:
     into the caller's ``(T, N)`` arrays (``frames[t']``, ``nodes[i']``); ``start (M,)`` the
     same node-frame's index ``t * 16 N + i`` into a ``(T, 4, 4, N)`` storage (its first
     entry); ``out (M,)`` its index ``t' * N' + i'`` in the result; ``parent_pos (M - roots,)``
-    the sorted position of each non-root's parent."""
+    the sorted position of each non-root's parent. The node-frames of ``mask (t', N')``
+    (each with its parent), or all."""
 
-    def __init__(self, hierarchy: Hierarchy, frames: np.ndarray, nodes: np.ndarray, n_all: int):
-        n = len(hierarchy)
+    def __init__(self, hierarchy: Hierarchy, frames: np.ndarray, nodes: np.ndarray, n_all: int, mask=None):
+        n, t = len(hierarchy), len(frames)
         depth, parents = hierarchy.depth, hierarchy.parents
         by_depth = np.argsort(depth, kind="stable")
         counts = np.bincount(depth, minlength=1) if n else np.zeros(1, dtype=np.int64)
-        first = np.concatenate(([0], np.cumsum(counts)))
-        rank = np.empty(n, dtype=np.int64)
-        rank[by_depth] = np.arange(n) - first[depth[by_depth]]
-        steps = np.arange(len(frames), dtype=np.int64)
-        self.starts = len(frames) * first
-        order, start, out, parent_pos = [], [], [], []
-        for d in range(len(counts)):
-            level = by_depth[first[d] : first[d + 1]]
-            order.append((frames[:, None] * n_all + nodes[level][None, :]).ravel())
-            start.append((frames[:, None] * (16 * n_all) + nodes[level][None, :]).ravel())
-            out.append((steps[:, None] * n + level[None, :]).ravel())
-            if d:
-                above = self.starts[d - 1] + steps[:, None] * counts[d - 1]
-                parent_pos.append((above + rank[parents[level]][None, :]).ravel())
-        empty = np.zeros(0, dtype=np.int64)
-        self.order = np.concatenate(order) if order else empty
-        self.start = np.concatenate(start) if start else empty
-        self.out = np.concatenate(out) if out else empty
-        self.parent_pos = np.concatenate(parent_pos) if parent_pos else empty
-        self.roots = int(self.starts[1]) if len(self.starts) > 1 else 0
+        first = np.concatenate(([0], np.cumsum(counts)))[depth[by_depth]]  # (n,) each column's level start
+        # Unmasked, column j of by_depth at step s sits at t * first + s * count + (j - first)
+        # (its level's block, frame-major); invert that, then keep the mask's in that order.
+        sorted_at = (t - 1) * first + np.arange(n) + np.arange(t)[:, None] * counts[depth[by_depth]]
+        cell = np.empty(t * n, dtype=np.int64)
+        cell[sorted_at.ravel()] = np.arange(t * n)  # each sorted position's s * n + j
+        if mask is not None:
+            cell = cell[mask[:, by_depth].ravel()[cell]]
+        s, j = np.divmod(cell, n)
+        node = by_depth[j]
+        self.starts = np.concatenate(([0], np.cumsum(np.bincount(depth[node], minlength=len(counts)))))
+        self.order = frames[s] * n_all + nodes[node]
+        self.start = self.order + frames[s] * (15 * n_all)
+        self.out = s * n + node
+        self.roots = r = int(self.starts[1]) if len(self.starts) > 1 else 0
+        column = np.empty(n, dtype=np.int64)
+        column[by_depth] = np.arange(n)
+        position = np.empty(t * n, dtype=np.int64)
+        position[cell] = np.arange(len(cell))
+        self.parent_pos = position[s[r:] * n + column[parents[node[r:]]]]
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -190,13 +201,19 @@ def _corner_distance(diff: np.ndarray, lo: np.ndarray, size: np.ndarray) -> np.n
 def _general(world: np.ndarray, parent_world: np.ndarray | None):
     """The general path for a few node-frames: ``world (K, 4, 4)`` and its parents'
     (None: roots). Returns ``(world shear, local shear, frame (9, K), scale (3, K),
-    translation (3, K), singular parent (K,))``."""
+    translation (3, K), singular parent (K,), parent condition estimate (K,))``."""
     if parent_world is None:
         local, singular = world, np.zeros(len(world), dtype=bool)
+        cond = np.ones(len(world))
     else:
         inv, singular = affine_pseudo_inverse(parent_world)
         local = inv @ world
         local[:, 3] = (0.0, 0.0, 0.0, 1.0)  # affine: the product of two affine matrices
+        m3 = parent_world[:, :3, :3]
+        inverse, none = affine_inverse(m3)
+        inv3 = inverse[:, :3, :3]  # (4x4 returned)
+        cond = np.sqrt((m3 * m3).sum(axis=(1, 2)) * (inv3 * inv3).sum(axis=(1, 2)))
+        cond[none] = np.inf
     parts = decompose(local)
     frame = quat_to_matrix(parts.rotation)  # (K, 3, 3): rows of the SoA are its columns
     return (
@@ -206,16 +223,19 @@ def _general(world: np.ndarray, parent_world: np.ndarray | None):
         parts.scale.T,
         parts.translation.T,
         singular,
+        cond,
     )
 
 
-def _locals(w: np.ndarray, levels: _Levels, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+def _locals(w: np.ndarray, levels: _Levels, a: int, b: int, cond: np.ndarray):
     """Local matrices ``(12, b - a)`` ``inverse(parent world) @ world`` of sorted positions
     ``a:b`` (roots: the world), and ``(b - a,)`` bool where the closed form does not apply
-    (a singular or extreme parent)."""
+    (a singular or extreme parent); the parents' Frobenius condition estimates into
+    ``cond (b - a,)`` (1 for roots; where the closed form does not apply, undefined)."""
     local = w[:, a:b].copy()
     odd = np.zeros(b - a, dtype=bool)
     c = max(a, levels.roots)  # the first non-root
+    cond[: c - a] = 1.0
     if c >= b:
         return local, odd
     p = np.take(w, levels.parent_pos[c - levels.roots : b - levels.roots], axis=1)
@@ -229,6 +249,9 @@ def _locals(w: np.ndarray, levels: _Levels, a: int, b: int) -> tuple[np.ndarray,
     # amplified past 1e-10): the general path, so both give the single-frame numbers.
     odd[c - a :] = (np.abs(det) <= _ILL * np.maximum(size, 1e-300)) | ~_ordinary(psq)
     scale = 1.0 / np.where(odd[c - a :], 1.0, det)
+    # |A| |inverse(A)| with inverse(A) = adjugate / det.
+    np.sqrt(psq.sum(axis=0) * np.einsum("ijm,ijm->m", adj, adj), out=cond[c - a :])
+    cond[c - a :] *= np.abs(scale)
     child = w[:, c:b]
     # Row i of the inverse is adj[i] / det: local column j, entry i = adj[i] . world column j.
     _matmul(adj, child[0:9].reshape(3, 3, -1), local[0:9, c - a :].reshape(3, 3, -1), rows="ikm")
@@ -268,28 +291,26 @@ def _models(frame: np.ndarray, scale: np.ndarray, translation: np.ndarray, paren
     accumulated position, 24-26 the accumulated scale. ``parent (27, m)`` the parents'
     rows in the same layout (None: roots)."""
     m = frame.shape[1]
-    own = np.empty((2, 3, 3, m))  # R diag(s) and R as column blocks
-    np.multiply(frame.reshape(3, 3, m), scale[:, None, :], out=own[0])
-    own[1] = frame.reshape(3, 3, m)
+    rotation = frame.reshape(3, 3, m)  # R as column blocks
     if parent is None:
-        out[0:18] = own.reshape(18, m)
-        out[18:21], out[21:24], out[24:27] = translation, translation, scale
+        np.multiply(rotation, scale[:, None, :], out=out[0:9].reshape(3, 3, m))
+        out[9:18], out[18:21], out[21:24], out[24:27] = frame, translation, translation, scale
         return
     # The 3x3 products (matrix model, accumulated rotation) x (R S, R), and the
     # translation as each model moves it.
+    scaled = np.multiply(rotation, scale[:, None, :])  # R diag(s)
     linear, product = parent[0:18].reshape(2, 3, 3, m), out[0:18].reshape(2, 3, 3, m)
-    moved = np.empty((2, 3, m))
-    moved[0] = translation
-    np.multiply(parent[24:27], translation, out=moved[1])
-    for z in range(2):
-        _matmul(linear[z], own[z], product[z])
-        np.einsum("kim,km->im", linear[z], moved[z], out=out[18 + 3 * z : 21 + 3 * z])
+    _matmul(linear[0], scaled, product[0])
+    np.einsum("kim,km->im", linear[0], translation, out=out[18:21])
+    _matmul(linear[1], rotation, product[1])
+    np.einsum("kim,km->im", linear[1], parent[24:27] * translation, out=out[21:24])
     out[18:24] += parent[18:24]
     np.multiply(parent[24:27], scale, out=out[24:27])
 
 
-def _rows(world: np.ndarray, levels: _Levels) -> np.ndarray:
-    """The SoA rows ``(12, M)`` of ``world (T, N, 4, 4)`` at the node-frames of ``levels``.
+def _rows(world: np.ndarray, levels: _Levels, out: np.ndarray) -> np.ndarray:
+    """The SoA rows ``(12, M)`` of ``world (T, N, 4, 4)`` at the node-frames of ``levels``,
+    into ``out``.
 
     Storage ``(T, 4, 4, N)`` (``world`` its transposed view, as the scene layer reads
     ranges) is gathered row by row; any other layout through ``(M, 16)`` rows."""
@@ -297,25 +318,28 @@ def _rows(world: np.ndarray, levels: _Levels) -> np.ndarray:
     storage = world.transpose(0, 2, 3, 1)
     if storage.flags.c_contiguous:
         flat = storage.reshape(-1)
-        out = np.empty((12, len(levels.start)))
         at = np.empty_like(levels.start)
         for k, entry in enumerate(_ROWS):
             np.add(levels.start, int(entry) * n, out=at)
             np.take(flat, at, out=out[k])
         return out
-    return np.take(world.reshape(t_count * n, 16), levels.order, axis=0)[:, _ROWS].T.copy()
+    out[...] = np.take(world.reshape(t_count * n, 16), levels.order, axis=0)[:, _ROWS].T
+    return out
 
 
-def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, nodes=None) -> FrameFields:
+def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, nodes=None, mask=None) -> FrameFields:
     """The report's four numbers for the nodes of ``hierarchy`` at T' frames: ``(T', N')``.
 
     ``world (T, N, 4, 4)`` the reference world matrices (Blender's), ``box_min, box_max
     (T, N, 3)`` local boxes; ``frames (T',)`` time indices and ``nodes (N',)`` node
     indices to analyse (default: all; ``hierarchy`` has the N' nodes, its parents indices
-    into ``nodes``). Local matrices are ``inverse(parent world) @ world`` (a singular
+    into ``nodes``); ``mask (T', N')`` bool: only these node-frames (each with its parent
+    at the same frame), the others NaN (default: all). Local matrices are ``inverse(parent world) @ world`` (a singular
     parent's pseudo-inverse), exported as their TRS (shear dropped); see
     :class:`FrameFields`. Raises :class:`InputError` for a hierarchy deeper than
-    :data:`MAX_LEVELS` levels (use :func:`~.analysis.analyze` on the tiled forest).
+    :data:`MAX_LEVELS` levels (use :func:`~.analysis.analyze` on the tiled forest), and
+    naming ``(t, i)`` (indices into ``world``) for the first node-frame it reads whose
+    matrix (its top three rows, the only ones read) or box holds NaN or infinity.
     """
     world = np.asarray(world, dtype=np.float64)
     t_all, n_all = world.shape[:2]
@@ -326,28 +350,89 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
     if hierarchy.max_depth + 1 > MAX_LEVELS:
         raise InputError(f"hierarchy: {hierarchy.max_depth + 1} levels, more than {MAX_LEVELS}", "hierarchy")
     box_min, box_max = np.asarray(box_min, dtype=np.float64), np.asarray(box_max, dtype=np.float64)
-    numbers = np.empty((4, len(frames), len(nodes)))
-    flags = np.zeros((len(frames), len(nodes)), dtype=bool)
-    # A block of frames at a time through the whole pass: its arrays (about 100 floats
-    # per node-frame) are reused from block to block instead of taken fresh for the
-    # whole range (fresh pages cost a fault each, several times the arithmetic here).
-    per_block = max(1, BLOCK // max(len(nodes), 1))
-    for f in range(0, len(frames), per_block):
-        block = slice(f, f + per_block)
-        _block_fields(hierarchy, world, box_min, box_max, frames[block], nodes, numbers[:, block], flags[block])
-    return FrameFields(numbers[0], numbers[1], numbers[2], numbers[3], flags)
+    shape = (len(frames), len(nodes))
+    per_frame = np.full(len(frames), len(nodes)) if mask is None else _check_mask(mask, shape, hierarchy)
+    numbers = np.empty((5,) + shape) if mask is None else np.full((5,) + shape, np.nan)
+    flags = np.zeros(shape, dtype=bool)
+    # A block of frames at a time through the whole pass (at most BLOCK node-frames, at
+    # least one frame), in one buffer reused from block to block (arrays for a whole
+    # range would be fresh memory, a page fault per 4 KB).
+    bounds = _blocks(per_frame)
+    ends = np.concatenate(([0], np.cumsum(per_frame)))
+    scratch = _Scratch(int(np.diff(ends[bounds]).max(initial=0)))
+    for f, g in zip(bounds[:-1], bounds[1:], strict=True):
+        sub = None if mask is None else mask[f:g]
+        _block_fields(hierarchy, world, box_min, box_max, frames[f:g], nodes, numbers[:, f:g], flags[f:g], scratch, sub)
+    return FrameFields(numbers[0], numbers[1], numbers[2], numbers[3], flags, numbers[4])
 
 
-def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, numbers, flags) -> None:
-    """:func:`frame_fields` for a block of ``frames (t,)``, written into ``numbers (4, t, N')``
-    and ``flags (t, N')``."""
-    levels = _Levels(hierarchy, frames, nodes, world.shape[1])
+def _check_mask(mask, shape: tuple[int, int], hierarchy: Hierarchy) -> np.ndarray:
+    """``mask``'s node-frames per frame ``(T',)``; :class:`InputError` when its shape is
+    not ``shape`` or a node-frame's parent is not in it."""
+    mask = np.asarray(mask)
+    if mask.shape != shape or mask.dtype != bool:
+        raise InputError(f"mask: expected bool {shape}, got {mask.dtype} {mask.shape}", "mask")
+    has = np.flatnonzero(hierarchy.parents >= 0)
+    orphan = mask[:, has] & ~mask[:, hierarchy.parents[has]]
+    if orphan.any():
+        t, k = np.argwhere(orphan)[0]
+        raise InputError(f"mask[{t}, {has[k]}]: a node-frame without its parent", "mask", (int(t), int(has[k])))
+    return mask.sum(axis=1)
+
+
+def _blocks(per_frame: np.ndarray) -> list[int]:
+    """Frame bounds ``[0, ..., T']`` of consecutive blocks of at most :data:`BLOCK`
+    node-frames (at least one frame each), given the node-frames of each frame."""
+    ends, bounds = np.cumsum(per_frame), [0]
+    while bounds[-1] < len(per_frame):
+        base = ends[bounds[-1] - 1] if bounds[-1] else 0
+        bounds.append(max(bounds[-1] + 1, int(np.searchsorted(ends, base + BLOCK, side="right"))))
+    return bounds
+
+
+class _Scratch:
+    """The float64 rows of a block, carved from one buffer allocated once per call:
+    ``rows(name, m)`` is a contiguous ``(k, m)`` view (``k`` rows of that name)."""
+
+    _LAYOUT = {"w": 12, "lo": 3, "size": 3, "result": 5, "frame": 9, "scale": 3, "translation": 3, "v": 27}
+
+    def __init__(self, capacity: int):
+        self._buffer = np.empty(sum(self._LAYOUT.values()) * capacity)
+        self._offset = dict(zip(self._LAYOUT, np.cumsum([0, *self._LAYOUT.values()])[:-1] * capacity, strict=True))
+
+    def rows(self, name: str, m: int) -> np.ndarray:
+        start = int(self._offset[name])
+        return self._buffer[start : start + self._LAYOUT[name] * m].reshape(-1, m)
+
+
+def _check_finite(rows: np.ndarray, levels: _Levels, n_all: int, what: str) -> None:
+    """:class:`InputError` naming the first ``(t, i)`` whose column in ``rows (k, M)`` is
+    not finite (one sum when all are)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(rows.sum()):
+            return
+    bad = ~np.isfinite(rows).all(axis=0)
+    if bad.any():  # (a sum of finite values can overflow)
+        t, i = divmod(int(levels.order[bad].min()), n_all)
+        raise InputError(f"{what}[{t}, {i}]: contains NaN or infinity", what, (t, i))
+
+
+def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, numbers, flags, scratch, mask) -> None:
+    """:func:`frame_fields` for a block of ``frames (t,)`` (``mask (t, N')`` or None),
+    written into ``numbers (5, t, N')`` and ``flags (t, N')``, its arrays views of
+    ``scratch``."""
+    levels = _Levels(hierarchy, frames, nodes, world.shape[1], mask)
     order, m = levels.order, len(levels.order)
-    w = _rows(world, levels)
-    lo = np.take(box_min.reshape(-1, 3), order, axis=0).T.copy()
-    size = np.take(box_max.reshape(-1, 3), order, axis=0).T - lo
-    result = np.empty((4, m))  # shear, local shear, corner distance of each model
-    frame, scale, translation = np.empty((9, m)), np.empty((3, m)), np.empty((3, m))
+    w = _rows(world, levels, scratch.rows("w", m))
+    lo, size = scratch.rows("lo", m), scratch.rows("size", m)
+    lo[...] = np.take(box_min.reshape(-1, 3), order, axis=0).T
+    size[...] = np.take(box_max.reshape(-1, 3), order, axis=0).T
+    _check_finite(w, levels, world.shape[1], "world")
+    _check_finite(lo, levels, world.shape[1], "box_min")
+    _check_finite(size, levels, world.shape[1], "box_max")
+    size -= lo
+    result = scratch.rows("result", m)  # shear, local shear, corner distance of each model, parent condition
+    frame, scale, translation = scratch.rows("frame", m), scratch.rows("scale", m), scratch.rows("translation", m)
     singular = np.zeros(m, dtype=bool)  # set by the general path only (the closed form hands those over)
     # Per node-frame work in chunks of at most CHUNK node-frames (a chunk's temporaries
     # stay in cache and the allocator reuses them), across levels; only the fold goes
@@ -357,14 +442,14 @@ def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, 
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             sq = _squares(w[:, a:b])
             result[0, a:b] = _max_abs_arcsin_deg(_pair_cosines(w[:, a:b], sq))
-            local, odd = _locals(w, levels, a, b)
+            local, odd = _locals(w, levels, a, b, result[4, a:b])
             frame[:, a:b], scale[:, a:b], result[1, a:b], odd_local = _decompose(local)
         translation[:, a:b] = local[9:12]
         odd |= odd_local | ~_ordinary(sq)
         if odd.any():
             k = a + np.flatnonzero(odd)
             _patch(k, world, levels, result, frame, scale, translation, singular)
-    v = np.empty((27, m))  # both models folded, the layout of _models
+    v = scratch.rows("v", m)  # both models folded, the layout of _models
     r = levels.roots
     for d in range(len(levels.starts) - 1):
         a, b = int(levels.starts[d]), int(levels.starts[d + 1])
@@ -380,12 +465,8 @@ def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, 
         diff[0:9] -= w[0:9, a:b]
         np.subtract(v[21:24, a:b], w[9:12, a:b], out=diff[9:12])
         result[3, a:b] = _corner_distance(diff, lo[:, a:b], size[:, a:b])
-    out = np.empty((4, m))
-    out[:, levels.out] = result
-    numbers[...] = out.reshape(numbers.shape)
-    marked = np.zeros(m, dtype=bool)
-    marked[levels.out] = singular
-    flags[...] = marked.reshape(flags.shape)
+    numbers.reshape(len(result), -1)[:, levels.out] = result  # (a view: the block's frames are contiguous)
+    flags.reshape(-1)[levels.out] = singular
 
 
 def _patch(idx, world, levels: _Levels, result, frame, scale, translation, singular) -> None:
@@ -400,6 +481,6 @@ def _patch(idx, world, levels: _Levels, result, frame, scale, translation, singu
         if not roots:
             up = levels.order[levels.parent_pos[pick - r]]
             parent = world[up // n, up % n]
-        (result[0, pick], result[1, pick], frame[:, pick], scale[:, pick], translation[:, pick], singular[pick]) = (
-            _general(world[flat // n, flat % n], parent)
-        )
+        general = _general(world[flat // n, flat % n], parent)
+        result[0, pick], result[1, pick], frame[:, pick], scale[:, pick], translation[:, pick] = general[:5]
+        singular[pick], result[4, pick] = general[5:]

@@ -400,6 +400,7 @@ class FrameReader:
             box_min=lo,
             box_max=hi,
             fps=self.scene.render.fps / self.scene.render.fps_base,
+            boxes_vary=None if self.box_rows is None else np.union1d(self.box_rows, self.empty_rows),
         )
 
 

@@ -234,3 +234,92 @@ def test_a_parent_collapsing_away_from_the_origin_is_flagged_not_raised(rng):
     want = [np.abs(a.local.shear_deg).max(axis=-1), a.matrix_model_deviation.max_corner]
     np.testing.assert_allclose([got.local_shear_deg[4], got.corner_matrix[4]], want, rtol=1e-9, atol=1e-9)
     assert np.isfinite(np.array(got[:4])).all()
+
+
+def test_parent_condition_is_the_frobenius_estimate_of_the_parent_world(rng):
+    """Against affine_inverse per node-frame (and the SVD's bounds cond <= it <= 3 cond):
+    random forests, a singular parent (inf), a parent the closed form hands to the general
+    path (ill-conditioned), roots (1)."""
+    parents = random_forest(rng, 25)
+    world = frames_of(rng, parents, 5)
+    child = int(np.flatnonzero(parents >= 0)[0])
+    world[1, parents[child], :3, 0] = 0.0  # singular at frame 1
+    p3 = world[3, parents[child], :3]
+    p3[:, 1] = p3[:, 0] + 1e-8 * p3[:, 1]  # ill-conditioned at frame 3
+    lo, hi = boxes_of(rng, world.shape[:2])
+    got = core.frame_fields(core.Hierarchy(parents), world, lo, hi).parent_condition
+    has = parents >= 0
+    m3 = world[:, parents[has], :3, :3]
+    inverse, singular = core.affine_inverse(m3)
+    inverse = inverse[..., :3, :3]  # (it returns 4x4)
+    want = np.sqrt((m3 * m3).sum(axis=(-2, -1)) * (inverse * inverse).sum(axis=(-2, -1)))
+    want[singular] = np.inf
+    np.testing.assert_allclose(got[:, has], want, rtol=1e-12)
+    np.testing.assert_array_equal(got[:, ~has], 1.0)
+    assert np.isinf(got[1, child]) and 1e6 < got[3, child] < np.inf
+    sv = np.linalg.svd(m3[~singular], compute_uv=False)
+    cond = sv[:, 0] / sv[:, 2]
+    regular = got[:, has][~singular]
+    assert np.all((cond <= regular * (1 + 1e-9)) & (regular <= 3 * cond * (1 + 1e-9)))
+
+
+@pytest.mark.parametrize("what", ["world", "box_min", "box_max"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_node_frame_read_that_is_not_finite_is_named(rng, what, bad):
+    parents = random_forest(rng, 12)
+    world = frames_of(rng, parents, 4)
+    lo, hi = boxes_of(rng, world.shape[:2])
+    values = {"world": world, "box_min": lo, "box_max": hi}[what]
+    values[2, 7, 1] = bad
+    values[3, 4, 0] = bad
+    with pytest.raises(core.InputError, match=r"\[2, 7\]: contains NaN or infinity") as caught:
+        core.frame_fields(core.Hierarchy(parents), world, lo, hi)
+    assert caught.value.index == (2, 7)
+    # Node-frames it does not read are not its concern.
+    fine = core.frame_fields(core.Hierarchy(parents), world, lo, hi, frames=[0, 1])
+    assert np.isfinite(np.array(fine[:4])).all()
+
+
+@pytest.mark.parametrize("block", [7, 60, 1 << 20])
+def test_a_mask_computes_its_node_frames_bit_for_bit_and_leaves_the_rest_nan(rng, monkeypatch, block):
+    """Masked node-frames (the first frame whole, then a subtree with its ancestors, a
+    frame with none) equal the unmasked pass bit for bit, in blocks too (a collapsed
+    parent inside: the general path); the rest are NaN and not flagged."""
+    parents = random_forest(rng, 30)
+    world = frames_of(rng, parents, 6)
+    collapsed = int(parents[parents >= 0][0])  # a node with a child
+    world[3, collapsed, :3, 1] = 0.0
+    lo, hi = boxes_of(rng, world.shape[:2])
+    hierarchy = core.Hierarchy(parents)
+    whole = core.frame_fields(hierarchy, world, lo, hi)
+    mask = np.zeros(world.shape[:2], dtype=bool)
+    mask[0] = True  # the first frame whole; frame 2 none
+    mask[[1, 3, 4], int(np.argmax(hierarchy.depth))] = True  # the deepest node
+    mask[3:6, parents == collapsed] = True  # the collapsed node's children
+    mask = _ancestors_of(parents, mask)
+    monkeypatch.setattr(fields, "BLOCK", block)
+    got = core.frame_fields(hierarchy, world, lo, hi, mask=mask)
+    for g, w in zip(got, whole, strict=True):
+        np.testing.assert_array_equal(g[mask], w[mask])
+    assert np.isnan(np.array(got[:4])[:, ~mask]).all() and not got.singular_parent[~mask].any()
+    assert whole.singular_parent[mask].any()
+
+
+def _ancestors_of(parents: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``mask`` with every marked node-frame's ancestors at the same frame."""
+    out = mask.copy()
+    for i in np.argsort(-core.Hierarchy(parents).depth, kind="stable"):  # children before parents
+        if parents[i] >= 0:
+            out[:, parents[i]] |= out[:, i]
+    return out
+
+
+def test_a_mask_without_a_parent_is_refused(rng):
+    parents = np.array([-1, 0, 1])
+    world = frames_of(rng, parents, 2)
+    lo, hi = boxes_of(rng, world.shape[:2])
+    mask = np.array([[True, True, True], [False, True, True]])
+    with pytest.raises(core.InputError, match=r"mask\[1, 1\]: a node-frame without its parent"):
+        core.frame_fields(core.Hierarchy(parents), world, lo, hi, mask=mask)
+    with pytest.raises(core.InputError, match="mask: expected bool"):
+        core.frame_fields(core.Hierarchy(parents), world, lo, hi, mask=np.ones((3, 3), dtype=bool))

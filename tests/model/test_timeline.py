@@ -5,6 +5,7 @@ a turntable in closed form; the report's range parts against the schema."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -21,7 +22,13 @@ from hierarchy_inspector.addon.model.report import build_report, report_csv, rep
 from hierarchy_inspector.addon.model.thresholds import Thresholds
 from hierarchy_inspector.addon.model.timeline.dynamics import range_dynamics, range_rates
 from hierarchy_inspector.addon.model.timeline.report import OVER_FRAMES_COLUMNS, RangeResults
-from hierarchy_inspector.addon.model.timeline.series import FrameSeries, analyse_frames, changes, with_ancestors
+from hierarchy_inspector.addon.model.timeline.series import (
+    FrameSeries,
+    analyse_frames,
+    changes,
+    check_finite,
+    with_ancestors,
+)
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "report.schema.json"
 
@@ -129,6 +136,130 @@ def test_non_finite_matrix_is_named_with_its_frame():
     series.world[4, 1, 0, 0] = np.nan
     with pytest.raises(SceneDataError, match=r"'Child'.*frame 5"):
         analyse_frames(series)
+
+
+def _held_series(rng) -> FrameSeries:
+    """A random series whose frames 3..5 repeat frame 2 and whose node 0 never moves."""
+    series = random_series(rng, t=9)
+    series.world[3:6] = series.world[2]
+    series.box_min[3:6], series.box_max[3:6] = series.box_min[2], series.box_max[2]
+    series.world[:, 0] = series.world[0, 0]
+    return series
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["first frame", "held frames", "moving frame", "static node", "box", "bottom row", "inf held to the end"],
+)
+def test_a_non_finite_value_anywhere_is_named_as_the_full_check_names_it(where):
+    """The analysis checks only what it reads (the first frame, the node-frames it
+    analyses, the bottom rows); a value that is not finite anywhere still raises, naming
+    the node and frame the full check of every value names."""
+    series = _held_series(np.random.default_rng(5))
+    w = series.world
+    if where == "first frame":
+        w[0, 3, 1, 2] = np.nan
+    elif where == "held frames":
+        w[3:6, 4, 2, 3] = np.inf  # equal at frames 3..5: only frame 3 differs from the frame before
+    elif where == "moving frame":
+        w[6, 2, 0, 0] = -np.inf
+    elif where == "static node":
+        w[4:, 0, 1, 1] = np.nan
+    elif where == "box":
+        series.box_max[4, 5, 2] = np.nan
+    elif where == "bottom row":
+        w[5, 6, 3, 0] = np.nan
+    else:
+        w[2:, 7, 0, 3] = np.inf
+    with pytest.raises(SceneDataError) as full:
+        check_finite(series)
+    with pytest.raises(SceneDataError) as analysed:
+        analyse_frames(series)
+    assert str(analysed.value) == str(full.value)
+
+
+def rig_like_series(t_count: int = 40) -> FrameSeries:
+    """A Rigify-like range: an armature object with a 24-bone chain (root, spine, neck,
+    arm, fingers) and short side branches; its torso bone stretches non-uniformly
+    ``(1/sqrt(s), s, 1/sqrt(s))`` for 10 of every 20 frames and is held otherwise, an arm
+    bone turns at those frames too; a second armature (a metarig: 12 bones, nothing moves
+    it) and 20 widget objects stay put; at the stretching frames one bone's local holds
+    shear (as a constraint can give it). Blender's worlds composed as matrices."""
+    rng = np.random.default_rng(9)
+    chain = np.arange(-1, 24)  # node 0 the armature object, 1..24 a chain under it
+    side = np.array([3, 6, 9, 12, 15, 18, 21, 24, 24, 5])  # branch bones under chain bones
+    meta = np.concatenate(([-1], np.arange(35, 46)))  # a second armature: nodes 35..46
+    widgets = np.full(20, -1)
+    parents = np.concatenate((chain, side, meta, widgets))
+    n = len(parents)
+    h = core.Hierarchy(parents)
+    tr, q, s = random_trs_arrays(rng, n)
+    rest = core.TRS(tr, q, np.ones_like(s)).to_matrix()
+    worlds = []
+    for k in range(t_count):
+        local = rest.copy()
+        phase = k % 20
+        if 5 <= phase < 15:  # stretching; held at the ends of the cycle
+            stretch = 1.0 + 0.3 * math.sin(math.pi * (phase - 5) / 10)
+            local[4] = local[4] @ np.diag([stretch**-0.5, stretch, stretch**-0.5, 1.0])
+            local[9] = local[9] @ _rz(0.2 * (phase - 5))
+            local[12, 0, 1] += 0.1 * (stretch - 1.0)  # a local that holds shear (a constraint's)
+        worlds.append(h.world_matrices(local))
+    lo = -rng.uniform(0.05, 0.5, size=(1, n, 3)).repeat(t_count, axis=0)
+    keys = [("Rig", "")] + [("Rig", f"B{i}") for i in range(1, 35)] + [("Metarig", "")]
+    keys += [("Metarig", f"M{i}") for i in range(36, 47)] + [(f"WGT{i}", "") for i in range(20)]
+    return FrameSeries(np.arange(1, t_count + 1), keys, parents, np.array(worlds), lo, -lo * 1.5)
+
+
+def test_a_rig_like_range_equals_every_frame_computed_in_full():
+    """Held frames, the second cycle (equal to the first) and static armatures repeat rows
+    (the skips fire: a fraction of the frames and nodes is analysed), and every frame's
+    numbers equal core.frame_fields over all frames and nodes bit for bit, lossy as the
+    single-frame inspection decides, each node's worst frame its first worst frame."""
+    series = rig_like_series()
+    frames, nodes = changes(series)
+    assert 0 < frames.sum() < len(series) - 1 and nodes[:25].all() and not nodes[35:].any()
+    over = analyse_frames(series, Thresholds(shear_deg=0.1, corner=0.001))
+    # The second cycle repeats the first, and the first stretching frame (a stretch of 1)
+    # the rest pose: the rest pose and 9 moving frames are the rows.
+    assert len(over.source) == 40 and len(over.rows["shear"]) == 1 + 9 < 1 + frames.sum()
+    np.testing.assert_array_equal(over.source[20:], over.source[:20])
+    full = core.frame_fields(core.Hierarchy(series.parents), series.world, series.box_min, series.box_max)
+    np.testing.assert_array_equal(over.shear, full.shear_deg)
+    np.testing.assert_array_equal(over.local_shear, full.local_shear_deg)
+    np.testing.assert_array_equal(over.corner_matrix, full.corner_matrix)
+    np.testing.assert_array_equal(over.corner_accumulated, full.corner_accumulated)
+    np.testing.assert_array_equal(over.singular_parent, full.singular_parent)
+    assert over.shear.max() > 1.0 and over.lossy.any()
+    for k in (0, 7, 12, 15, 27):
+        np.testing.assert_array_equal(over.lossy[k], inspect(series.nodes_at(k)).lossy_local)
+    corner = np.maximum(full.corner_matrix, full.corner_accumulated)
+    np.testing.assert_array_equal(over.worst_frame, series.frames[np.argmax(corner, axis=0)])
+
+
+@pytest.mark.parametrize("pad", [0, 140])  # 140 plain ancestors: deeper than the flat fold
+def test_a_parent_of_large_uniform_scale_does_not_hide_real_local_shear(pad):
+    """The noise rule's condition estimate is |A| |inverse(A)| (the Frobenius bound, a
+    parent's scale cancels out): a parent scaled 1e4 (condition 1) with a child whose local
+    holds 0.05 degrees of shear is lossy at a 0.01-degree threshold, as the single-frame
+    inspection decides, in the flat fold and the general path alike. (The estimate from
+    the 4x4 inverse, its corner 1 included, gave about 1.7e4 here and called that shear
+    noise.)"""
+    t_count, n = 5, pad + 2
+    shear = np.eye(4)
+    shear[0, 1] = math.tan(math.radians(0.05))
+    world = np.tile(np.eye(4), (t_count, n, 1, 1))
+    for k in range(t_count):
+        world[k, pad] = np.diag([1e4, 1e4, 1e4, 1.0]) @ _rz(0.1 * k)
+        world[k, pad + 1] = world[k, pad] @ shear
+    keys = [(f"Up{i}", "") for i in range(pad)] + [("Parent", ""), ("Child", "")]
+    box = np.ones((t_count, n, 3))
+    series = FrameSeries(np.arange(1, t_count + 1), keys, np.arange(-1, n - 1), world, -box, box)
+    thresholds = Thresholds(shear_deg=0.01, corner=1e9)
+    over = analyse_frames(series, thresholds)
+    for k in range(t_count):
+        np.testing.assert_array_equal(over.lossy[k], inspect(series.nodes_at(k), thresholds).lossy_local)
+    assert over.lossy[:, -1].all() and not over.lossy[:, :-1].any()
 
 
 # -- rates over a range: a turntable ------------------------------------------------------
@@ -357,3 +488,41 @@ def test_a_collapsing_parent_in_a_hierarchy_deeper_than_the_flat_fold_gives_the_
     np.testing.assert_allclose(deep.corner[:, -2:], flat.corner, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(deep.local_shear[:, -2:], flat.local_shear, atol=1e-9)
     assert not deep.singular_parent[:, :-1].any()
+
+
+def test_changes_compares_only_the_boxes_the_series_says_can_vary(rng):
+    """With ``boxes_vary`` the boxes of the other nodes are not compared (the reader keeps
+    them the first frame's): the same frames and nodes as comparing all of them when the
+    hint holds, and a box outside it is indeed not looked at."""
+    series = random_series(rng, n=20, t=6)
+    series.world[:] = series.world[0]  # nothing moves...
+    series.box_min[:], series.box_max[:] = series.box_min[0], series.box_max[0]
+    series.box_max[3:, 7] *= 1.5  # ...but node 7's box grows at frame 3
+    frames, nodes = changes(series)
+    assert list(np.flatnonzero(frames)) == [3] and nodes[7]
+    hinted = dataclasses.replace(series, boxes_vary=np.array([2, 7]))
+    for got, want in zip(changes(hinted), (frames, nodes), strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert not changes(dataclasses.replace(series, boxes_vary=np.array([2])))[0].any()
+    assert not changes(dataclasses.replace(series, boxes_vary=np.zeros(0, dtype=np.int64)))[1][7]
+
+
+def test_repeated_frames_are_found_by_value_not_by_fingerprint_alone(rng):
+    """A frame equal to the first or to an earlier moving frame is found (the earliest
+    one that repeats nothing); a frame whose fingerprint collides (two entries swapped),
+    one with another box, and one holding NaN (equal to nothing) are not."""
+    from hierarchy_inspector.addon.model.timeline.repeats import repeated_frames
+
+    series = random_series(rng, n=6, t=9)
+    w, lo, hi = series.world, series.box_min, series.box_max
+    w[3], lo[3], hi[3] = w[0], lo[0], hi[0]  # back to the first frame
+    w[5], lo[5], hi[5] = w[2], lo[2], hi[2]  # a moving frame again
+    w[6], lo[6], hi[6] = w[5], lo[5], hi[5]  # (and again: still frame 2)
+    w[7], lo[7], hi[7] = w[1], lo[1], hi[1]
+    w[7, 0, 0, 1], w[7, 1, 0, 1] = w[1, 1, 0, 1], w[1, 0, 0, 1]  # two entries swapped: the same sum
+    w[8], lo[8] = w[4], lo[4] * 2.0  # another box
+    earlier = repeated_frames(w, lo, hi, np.arange(1, 9))
+    np.testing.assert_array_equal(earlier, [-1, -1, 0, -1, 2, 2, -1, -1])
+    w[2, 3, 1, 1] = np.nan
+    w[5] = w[2]
+    assert repeated_frames(w, lo, hi, np.arange(1, 9))[4] == -1

@@ -5,6 +5,7 @@ shears only while it stretches."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 
 import bpy
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 from hierarchy_inspector.addon.model.errors import SceneDataError
 from hierarchy_inspector.addon.model.timeline import analyse_frames
+from hierarchy_inspector.addon.model.timeline.series import changes
 from hierarchy_inspector.addon.scene.frames import FrameReader, read_frames
 from hierarchy_inspector.addon.scene.reading import chain_objects
 from hierarchy_inspector.addon.scene.scan import scan_scene
@@ -205,6 +207,14 @@ def test_boxes_that_can_change_are_read_every_frame_and_the_others_once(empty_sc
     keys = [key for key, _ in series.keys]
     assert seen[0, keys.index("Keyed"), 0] < seen[-1, keys.index("Keyed"), 0]  # the shape key grows it
     assert np.all(seen[:, keys.index("Plain")] == seen[0, keys.index("Plain")])
+    # The series names the boxes that can vary (every box that does is among them), and the
+    # frames and nodes to analyse are those of comparing every box.
+    assert list(series.boxes_vary) == [keys.index("Keyed")]
+    varies = (seen != seen[0]).any(axis=(0, 2))
+    assert set(np.flatnonzero(varies)) <= set(series.boxes_vary)
+    unhinted = dataclasses.replace(series, boxes_vary=None)
+    for got, want in zip(changes(series), changes(unhinted), strict=True):
+        np.testing.assert_array_equal(got, want)
 
 
 def test_a_box_a_script_changes_is_caught_at_the_last_frame_and_the_range_read_again(empty_scene):
@@ -223,6 +233,7 @@ def test_a_box_a_script_changes_is_caught_at_the_last_frame_and_the_range_read_a
             pass
         assert not reader.boxes_checked  # nothing Blender animates changes it: only the check sees it
         series = read_frames(scene, range(1, 6))
+        assert series.boxes_vary is None  # read again, every box at every frame
         seen = np.array(_boxes_equal_the_scan_at_every_frame(scene, series))
     assert seen[0, 0, 0] < seen[-1, 0, 0]
 

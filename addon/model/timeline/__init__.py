@@ -2,7 +2,7 @@
 
 - :mod:`.series`: :class:`FrameSeries` (world matrices ``(T, N, 4, 4)``) and
   :func:`analyse_frames` (all node-frames in one pass: :class:`OverFrames`, maxima and
-  worst frames);
+  worst frames); :mod:`.repeats`: the frames that repeat an earlier one exactly;
 - :mod:`.dynamics`: rates at every frame of a range and the inertial terms;
 - :mod:`.report`: the report's ``frames`` and ``over_frames`` parts, CSV and table;
 - :mod:`.views`: the dynamics section's rows; :mod:`.arrows`: the overlay's arrows.

@@ -23,6 +23,7 @@ from ..errors import SceneDataError
 from ..inspection import local_matrices_of, worst_first
 from ..nodes import Nodes, node_label
 from ..thresholds import DEFAULT, LOCAL_NOISE_FACTOR, LOCAL_SHEAR_FLOOR_DEG, Thresholds
+from .repeats import repeated_frames
 
 _EPS32 = float(np.finfo(np.float32).eps)
 
@@ -34,7 +35,9 @@ class FrameSeries:
     ``frames (T,)`` int; ``keys`` N ``(object, bone)`` pairs; ``parents (N,)`` int, -1
     for roots; ``world (T, N, 4, 4)`` Blender's evaluated world matrices (float64 copies
     of Blender's float32); ``box_min, box_max (T, N, 3)`` local boxes per frame (scene
-    units); ``fps`` frames per second (``fps / fps_base``).
+    units); ``fps`` frames per second (``fps / fps_base``); ``boxes_vary (K,)`` int, when
+    known: the only nodes whose boxes can differ from frame to frame (the reader's; None:
+    any node's), so that :func:`changes` compares only theirs.
     """
 
     frames: np.ndarray
@@ -45,6 +48,7 @@ class FrameSeries:
     box_max: np.ndarray
     fps: float = 24.0
     notes: list[str] = field(default_factory=list)
+    boxes_vary: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.frames)
@@ -109,8 +113,8 @@ class OverFrames:
     single-frame :attr:`.inspection.Inspection.singular_parent` marks it.
 
     Stored compactly: ``rows`` maps each of those six names to its ``(R, N)`` distinct
-    rows (a frame where nothing moved repeats the row before), ``source (T,)`` is each
-    frame's row (non-decreasing, every row used). The ``(T, N)`` arrays are built on
+    rows (a frame where nothing moved repeats the row before, a frame equal to an earlier
+    one that one's row), ``source (T,)`` is each frame's row (every row used). The ``(T, N)`` arrays are built on
     first use; the maxima, worst frames and counts are computed on the rows.
     """
 
@@ -170,7 +174,7 @@ class OverFrames:
     @cached_property
     def worst_index(self) -> np.ndarray:
         """``(N,)`` time index of each node's largest corner distance (the first such frame)."""
-        first_frame = np.searchsorted(self.source, np.arange(len(self._row_corner)))  # each row's first frame
+        first_frame = np.unique(self.source, return_index=True)[1]  # each row's first frame (every row is used)
         return first_frame[np.argmax(self._row_corner, axis=0)]
 
     @cached_property
@@ -249,10 +253,12 @@ def _noise_deg(cond: np.ndarray) -> np.ndarray:
     return np.degrees(LOCAL_NOISE_FACTOR * _EPS32 * np.minimum(cond, 1e12))
 
 
-def _lossy(local_shear: np.ndarray, world_at, parents: np.ndarray, thresholds: Thresholds) -> np.ndarray:
+def _lossy(local_shear: np.ndarray, world_at, parents: np.ndarray, thresholds: Thresholds, estimate=None) -> np.ndarray:
     """``(t, n)`` bool: real local shear over the threshold, with the single-frame noise
     rule (the parent's condition number from its SVD). ``world_at(t_idx, n_idx)`` gives
-    world matrices ``(K, 4, 4)`` of the block; ``parents (n,)`` indices within the block.
+    world matrices ``(K, 4, 4)`` of the block; ``parents (n,)`` indices within the block;
+    ``estimate (t, n)``: the parents' Frobenius estimates (:attr:`core.FrameFields.parent_condition`),
+    or None to compute them here.
 
     Only node-frames over the threshold are looked at, and the SVD runs only where the
     decision needs it: the Frobenius estimate ``cF = |A| |inverse(A)|`` bounds the
@@ -266,18 +272,23 @@ def _lossy(local_shear: np.ndarray, world_at, parents: np.ndarray, thresholds: T
         shear = flat[candidate]
         decided = np.ones(len(candidate), dtype=bool)
         has = np.flatnonzero(parents[node] >= 0)
-        if len(has):
+        if len(has) and estimate is not None:
+            c_f = estimate.reshape(-1)[candidate[has]]
+        elif len(has):
             m3 = world_at(at[has], parents[node[has]])[:, :3, :3]
             inverse, singular = core.affine_inverse(m3)
+            inverse = inverse[:, :3, :3]  # (returned 4x4: its corner 1 is not the inverse's)
             c_f = np.sqrt((m3 * m3).sum(axis=(1, 2)) * (inverse * inverse).sum(axis=(1, 2)))
             c_f[singular] = np.inf
+        if len(has):
             margin = 1.0 + 1e-9  # round-off of the estimate
             real = shear[has] > _noise_deg(c_f * margin)
             unreal = shear[has] <= _noise_deg(c_f / (3.0 * margin))
             unsure = ~(real | unreal)
             decided[has] = real
             if unsure.any():
-                sv = np.linalg.svd(m3[unsure], compute_uv=False)
+                m3 = world_at(at[has][unsure], parents[node[has][unsure]])[:, :3, :3]
+                sv = np.linalg.svd(m3, compute_uv=False)
                 cond = sv[:, 0] / np.maximum(sv[:, 2], 1e-300)
                 decided[has[unsure]] = shear[has][unsure] > _noise_deg(cond)
         lossy[candidate] = decided
@@ -287,19 +298,25 @@ def _lossy(local_shear: np.ndarray, world_at, parents: np.ndarray, thresholds: T
 _FIELDS = ("shear", "local_shear", "corner_matrix", "corner_accumulated", "lossy", "singular_parent")
 
 
-def _analyse_block(series: FrameSeries, frames, nodes, hierarchy: core.Hierarchy, thresholds: Thresholds) -> dict:
+def _analyse_block(
+    series: FrameSeries, frames, nodes, hierarchy: core.Hierarchy, thresholds: Thresholds, mask=None
+) -> dict:
     """The per node-frame fields ``(t, n)`` of ``series`` at time indices ``frames (t,)``
     and ``nodes (n,)`` (``hierarchy`` their forest), all at once: :func:`core.frame_fields`
-    (flat component arithmetic, one fold step per depth level), or for hierarchies deeper
-    than it folds, the general :func:`_analyse_block_general`."""
+    (flat component arithmetic, one fold step per depth level; ``mask (t, n)``: only those
+    node-frames, the others NaN), or for hierarchies deeper than it folds, the general
+    :func:`_analyse_block_general` (no mask)."""
     if hierarchy.max_depth + 1 > MAX_LEVELS:
         pick = np.ix_(frames, nodes)
-        return _analyse_block_general(
-            series.world[pick], series.box_min[pick], series.box_max[pick], hierarchy, thresholds
-        )
-    fields = core.frame_fields(hierarchy, series.world, series.box_min, series.box_max, frames=frames, nodes=nodes)
+        world, box_min, box_max = series.world[pick], series.box_min[pick], series.box_max[pick]
+        if not (np.isfinite(world).all() and np.isfinite(box_min).all() and np.isfinite(box_max).all()):
+            raise core.InputError("world or boxes: contains NaN or infinity", "world")
+        return _analyse_block_general(world, box_min, box_max, hierarchy, thresholds)
+    fields = core.frame_fields(
+        hierarchy, series.world, series.box_min, series.box_max, frames=frames, nodes=nodes, mask=mask
+    )
     world_at = lambda t, i: series.world[frames[t], nodes[i]]
-    lossy = _lossy(fields.local_shear_deg, world_at, hierarchy.parents, thresholds)
+    lossy = _lossy(fields.local_shear_deg, world_at, hierarchy.parents, thresholds, fields.parent_condition)
     return {
         "shear": fields.shear_deg,
         "local_shear": fields.local_shear_deg,
@@ -360,10 +377,13 @@ def changes(series: FrameSeries) -> tuple[np.ndarray, np.ndarray]:
         moved = (storage[1:, :3] != storage[:-1, :3]).reshape(len(w) - 1, 12, w.shape[1]).any(axis=1)
     else:
         moved = (w[1:] != w[:-1]).any(axis=(2, 3))
+    vary = slice(None) if series.boxes_vary is None else series.boxes_vary
+    differs = lo[1:, vary] != lo[:-1, vary]
+    differs |= hi[1:, vary] != hi[:-1, vary]
     resized = np.zeros(moved.shape, dtype=bool)
-    for box in (lo, hi):  # three components or-ed (a reduction over an axis of 3 is 6x slower)
-        differs = box[1:] != box[:-1]
-        resized |= differs[..., 0] | differs[..., 1] | differs[..., 2]
+    resized[:, vary] = (
+        differs[..., 0] | differs[..., 1] | differs[..., 2]
+    )  # (a reduction over an axis of 3 is 6x slower)
     frames = np.concatenate(([False], (moved | resized).any(axis=1)))
     ever = moved.any(axis=0)
     if ever.any() and (series.parents >= 0).any():
@@ -381,16 +401,64 @@ def analyse_frames(series: FrameSeries, thresholds: Thresholds = DEFAULT) -> Ove
     whose chain moves at some frame (:func:`changes`); the rest repeat the last result
     (held poses, static props cost nothing). Raises :class:`SceneDataError` naming the
     node and frame when a matrix is not finite.
+
+    Finiteness is checked where the analysis reads: the first frame whole, then the
+    node-frames it analyses (:func:`core.frame_fields` raises for those), and the bottom
+    rows of all matrices. That covers every node-frame: one that differs from the frame
+    before is analysed, NaN differs from everything, and one equal to the frame before is
+    finite when that one is.
     """
-    check_finite(series)
+    try:
+        return _analyse_frames(series, thresholds)
+    except core.InputError:
+        check_finite(series)  # the same error named by node and frame
+        raise
+
+
+def _analyse_frames(series: FrameSeries, thresholds: Thresholds) -> OverFrames:
+    """:func:`analyse_frames`; :class:`core.InputError` for a matrix or box it reads that
+    is not finite."""
     t_count, n = series.world.shape[:2]
-    hierarchy = core.Hierarchy(series.parents, [series.label(i) for i in range(n)])
-    first = _analyse_block(series, np.zeros(1, dtype=np.int64), np.arange(n), hierarchy, thresholds)
+    storage = series.world.transpose(0, 2, 3, 1)  # the scene layer's (T, 4, 4, N) storage: its bottom rows contiguous
+    bottom = storage[:, 3] if storage.flags.c_contiguous else series.world[:, :, 3, :]
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not np.isfinite(bottom.sum()):
+            check_finite(series)
+    try:
+        hierarchy = core.Hierarchy(series.parents)
+    except core.HierarchyError:  # raised again naming the nodes (labels only when needed)
+        core.Hierarchy(series.parents, [series.label(i) for i in range(n)])
+        raise
     frames, nodes = changes(series)
-    ft, nk = np.flatnonzero(frames), np.flatnonzero(nodes)
-    # Row 0: the first frame; row 1 + r: the r-th frame where something moved (its moving
-    # nodes analysed, the others as at the first frame). Each frame takes the last row at
-    # or before it.
+    moved, nk = np.flatnonzero(frames), np.flatnonzero(nodes)
+    # Row 0: the first frame; row 1 + r: the r-th frame where something moved and that
+    # repeats no earlier frame (its moving nodes analysed, the others as at the first
+    # frame). A frame that repeats an earlier one takes its row, any other frame the row
+    # of the last frame before it.
+    earlier = repeated_frames(series.world, series.box_min, series.box_max, moved)
+    ft = moved[earlier < 0]
+    if hierarchy.max_depth + 1 > MAX_LEVELS:
+        rows = _rows_general(series, ft, nk, hierarchy, thresholds)
+    else:  # one pass: the first frame's node-frames and the moving ones together
+        mask = np.empty((1 + len(ft), n), dtype=bool)
+        mask[0], mask[1:] = True, nodes
+        rows = _analyse_block(series, np.concatenate(([0], ft)), np.arange(n), hierarchy, thresholds, mask)
+        for k in _FIELDS:
+            rows[k][1:, ~nodes] = rows[k][0, ~nodes]
+    row = np.full(t_count, -1, dtype=np.int64)
+    row[:1], row[ft] = 0, np.arange(1, len(ft) + 1)
+    row[moved[earlier >= 0]] = row[earlier[earlier >= 0]]  # (those are 0 or in ft: set)
+    last = np.maximum.accumulate(np.where(row >= 0, np.arange(t_count), 0)) if t_count else row
+    source = row[last]
+    return OverFrames(series=series, rows=rows, source=source, thresholds=thresholds)
+
+
+def _rows_general(series: FrameSeries, ft: np.ndarray, nk: np.ndarray, hierarchy: core.Hierarchy, thresholds) -> dict:
+    """:func:`_analyse_frames`' rows ``(1 + len(ft), N)`` for hierarchies deeper than
+    :func:`core.frame_fields` folds: the first frame whole, then frames ``ft`` of nodes
+    ``nk`` (their sub-forest), the other nodes repeating the first frame."""
+    n = len(series.parents)
+    first = _analyse_block(series, np.zeros(1, dtype=np.int64), np.arange(n), hierarchy, thresholds)
     rows = {k: np.repeat(v, 1 + len(ft), axis=0) for k, v in first.items()}
     if len(ft):
         position = np.full(n, -1, dtype=np.int64)
@@ -399,7 +467,4 @@ def analyse_frames(series: FrameSeries, thresholds: Thresholds = DEFAULT) -> Ove
         block = _analyse_block(series, ft, nk, core.Hierarchy(sub_parents), thresholds)
         for k in _FIELDS:
             rows[k][1:, nk] = block[k]
-    analysed = np.zeros(t_count, dtype=np.int64)
-    analysed[ft] = np.arange(1, len(ft) + 1)
-    source = np.maximum.accumulate(analysed) if t_count else analysed
-    return OverFrames(series=series, rows=rows, source=source, thresholds=thresholds)
+    return rows
