@@ -2,7 +2,7 @@
 
 Added, in order: preferences, property groups and the ``Scene.hierarchy_inspector``
 pointer, the glTF exporter's "Keep shear exactly" extension, operators, the UI list,
-panels, the Add menu entry, app handlers, the overlay's draw handler (not in background mode). ``unregister()`` removes everything in reverse
+panels, the Add and File > Export menu entries, app handlers, the overlay's draw handler (not in background mode). ``unregister()`` removes everything in reverse
 order. The command-line command is registered by :mod:`..cli` (see the package root).
 """
 
@@ -48,7 +48,7 @@ def register() -> None:
     properties.register_properties()
     properties_frames.register_properties()
     gltf_extension.register()
-    for menu, draw in operators_demo.MENUS:
+    for menu, draw in (*operators_demo.MENUS, *operators_fix.MENUS):
         menu.append(draw)
     live.register_handlers()
     live_frames.register_handlers()
@@ -61,7 +61,7 @@ def unregister() -> None:
     overlay.remove_draw_handler()
     live_frames.unregister_handlers()
     live.unregister_handlers()
-    for menu, draw in reversed(operators_demo.MENUS):
+    for menu, draw in reversed((*operators_demo.MENUS, *operators_fix.MENUS)):
         menu.remove(draw)
     gltf_extension.unregister()
     properties_frames.unregister_properties()

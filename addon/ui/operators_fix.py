@@ -12,10 +12,12 @@ from ..model.advice.after_fix import WORST_FEW, summary
 from ..model.errors import InspectorError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
 from ..model.exports.animated_gltf import CHECK_TOLERANCE
+from ..model.frames import FrameRange
 from ..model.outputs import check_outputs, write_all
 from ..scene import live, settings
 from ..scene.edits.bake import bake_residual
 from ..scene.edits.helpers import insert_helpers
+from ..scene.exports.fbx_export import write_fbx
 from ..scene.exports.gltf_animated import write_gltf_frames
 from ..scene.scan import scan_scene
 
@@ -151,6 +153,68 @@ class HI_OT_export_gltf(bpy.types.Operator, _FileOperator):
         return {"FINISHED"}
 
 
+class HI_OT_export_fbx(bpy.types.Operator, _FileOperator):
+    """Export FBX with Blender's exporter through an export-ready copy (temporary helpers
+    where a local matrix holds shear, all undone afterwards), baked at every frame of the
+    scene's range, then read the file back and report how far it is from what Blender
+    shows"""
+
+    bl_idname = "hierarchy_inspector.export_fbx"
+    bl_label = "Export FBX (exact)"
+    bl_options = {"REGISTER"}  # the scene is as before afterwards: no undo step to add
+
+    filename_ext = ".fbx"
+    filter_glob: StringProperty(default="*.fbx", options={"HIDDEN"})  # type: ignore[valid-type]
+    animation: BoolProperty(  # type: ignore[valid-type]
+        name="Animation",
+        description="Bake every frame of the scene's frame range (off: the current frame's pose)",
+        default=True,
+    )
+    pole_helpers: BoolProperty(  # type: ignore[valid-type]
+        name="Keep Euler angles off the pole",
+        description="A still helper above objects whose rotation passes near the Euler pole, where Blender's "
+        "FBX exporter writes its angles in single precision (off: those objects as Blender writes them)",
+        default=True,
+    )
+
+    @classmethod
+    def poll(cls, context):
+        return _object_mode(cls, context)
+
+    def execute(self, context):
+        scene = context.scene
+        frame_range = FrameRange(scene.frame_start, scene.frame_end, scene.frame_step) if self.animation else None
+        try:
+            check_outputs({"the export": self.path}, _open_file())
+            result = write_fbx(
+                scene, self.path, frame_range, settings.thresholds(context), pole_helpers=self.pole_helpers
+            )
+        except (InspectorError, OSError, RuntimeError) as exc:
+            self.report({"ERROR"}, str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__)
+            return {"CANCELLED"}
+        frames = f"{len(result.frames)} frame(s)"
+        helpers = f"{len(result.helpers)} helper(s)" + (
+            f", {len(result.pole_helpers)} off the Euler pole" if result.pole_helpers else ""
+        )
+        if result.error is None:
+            self.report({"WARNING"}, f"Wrote {self.path}: {frames}, {helpers}; not read back (ufbx is not installed)")
+            return {"FINISHED"}
+        exact = result.error.relative <= CHECK_TOLERANCE and not result.not_corrected
+        left = f"; not corrected: {', '.join(label for label, _why in result.not_corrected)}"
+        self.report(
+            {"INFO"} if exact else {"WARNING"},
+            f"Wrote {self.path}: {frames}, {helpers}, relative error {result.error.relative:.1e}"
+            + ("" if result.error.relative <= CHECK_TOLERANCE else f" (over {CHECK_TOLERANCE:g})")
+            + (left if result.not_corrected else ""),
+        )
+        return {"FINISHED"}
+
+
+def draw_export_menu(self, context) -> None:
+    """An entry in File > Export: FBX through the export-ready copy."""
+    self.layout.operator(HI_OT_export_fbx.bl_idname, text="FBX, shear kept exactly (.fbx)")
+
+
 class HI_OT_export_accumulated(bpy.types.Operator, _FileOperator):
     """Write, per node, the local translation / rotation / scale whose accumulation
     (Unreal, Ogre) reproduces Blender's world positions and rotations (JSON, and CSV
@@ -187,4 +251,6 @@ class HI_OT_export_accumulated(bpy.types.Operator, _FileOperator):
         return {"FINISHED"}
 
 
-CLASSES = (HI_OT_insert_helpers, HI_OT_bake_residual, HI_OT_export_gltf, HI_OT_export_accumulated)
+CLASSES = (HI_OT_insert_helpers, HI_OT_bake_residual, HI_OT_export_gltf, HI_OT_export_fbx, HI_OT_export_accumulated)
+#: (menu, draw function) pairs that register() appends and unregister() removes.
+MENUS = ((bpy.types.TOPBAR_MT_file_export, draw_export_menu),)

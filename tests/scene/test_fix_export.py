@@ -182,3 +182,36 @@ def test_accumulated_export_operator(addon, tmp_path):
     assert out.exists() and (tmp_path / "acc.csv").exists()
     with pytest.raises(RuntimeError, match="does not exist"):
         bpy.ops.hierarchy_inspector.export_accumulated(filepath=str(tmp_path / "x" / "y.json"))
+
+
+def test_fbx_export_operator_is_exact_at_every_frame_and_changes_nothing(addon, tmp_path):
+    """The panel's and File > Export's FBX: the export-ready copy baked over the scene's
+    range, read back exact; the scene as before; a bad path
+    refused with nothing changed; the menu entry registered."""
+    pytest.importorskip("ufbx")
+    from hierarchy_inspector.addon.model.exports.fbx_check import fbx_worlds
+    from hierarchy_inspector.addon.scene.exports import scenes as export_scenes
+
+    scene = bpy.context.scene
+    export_scenes.sheared_objects(scene)
+    export_scenes.euler_pole_objects(scene)
+    scene.frame_set(10)
+    before = _state(scene)
+    out = tmp_path / "scene.fbx"
+    assert bpy.ops.hierarchy_inspector.export_fbx(filepath=str(out)) == {"FINISHED"}
+    assert _same(_state(scene), before)
+    assert not any("helper" in name for name in bpy.data.objects.keys())
+    fps = scene.render.fps / scene.render.fps_base
+    frames = list(range(scene.frame_start, scene.frame_end + 1))
+    names, worlds = fbx_worlds(str(out), np.asarray(frames) / fps)
+    worst = 0.0
+    for t, frame in enumerate(frames):
+        scene.frame_set(frame)
+        for name in ("Tip", "Far", "Rim"):
+            blender = np.array(scene.objects[name].matrix_world)
+            worst = max(worst, np.abs(worlds[t, names.index(name)] - blender).max() / max(1.0, np.abs(blender).max()))
+    assert worst < 1e-5
+    with pytest.raises(RuntimeError, match="does not exist"):
+        bpy.ops.hierarchy_inspector.export_fbx(filepath=str(tmp_path / "x" / "y.fbx"))
+    draws = [getattr(f, "__name__", "") for f in bpy.types.TOPBAR_MT_file_export._dyn_ui_initialize()]
+    assert "draw_export_menu" in draws
