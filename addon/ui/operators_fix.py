@@ -31,6 +31,14 @@ def _open_file() -> dict[str, str]:
     return {"the open .blend file": bpy.data.filepath} if bpy.data.filepath else {}
 
 
+def _failed(operator, exc: BaseException) -> set[str]:
+    """Report an export's failure as one line (an exporter's last line, or the error's
+    name when it has no text) and cancel."""
+    text = str(exc).strip()
+    operator.report({"ERROR"}, text.splitlines()[-1] if text else type(exc).__name__)
+    return {"CANCELLED"}
+
+
 def _object_mode(cls, context) -> bool:
     if context.scene is None:
         cls.poll_message_set("No scene")
@@ -141,8 +149,7 @@ class HI_OT_export_gltf(bpy.types.Operator, _FileOperator):
                 context.scene, self.path, None, y_up=self.y_up, thresholds=settings.thresholds(context)
             )
         except (InspectorError, OSError, RuntimeError) as exc:
-            self.report({"ERROR"}, str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__)
-            return {"CANCELLED"}
+            return _failed(self, exc)
         live.invalidate()
         exact = result.error.relative <= CHECK_TOLERANCE
         self.report(
@@ -190,8 +197,7 @@ class HI_OT_export_fbx(bpy.types.Operator, _FileOperator):
                 scene, self.path, frame_range, settings.thresholds(context), pole_helpers=self.pole_helpers
             )
         except (InspectorError, OSError, RuntimeError) as exc:
-            self.report({"ERROR"}, str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__)
-            return {"CANCELLED"}
+            return _failed(self, exc)
         frames = f"{len(result.frames)} frame(s)"
         helpers = f"{len(result.helpers)} helper(s)" + (
             f", {len(result.pole_helpers)} off the Euler pole" if result.pole_helpers else ""

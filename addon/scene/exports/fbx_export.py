@@ -95,11 +95,7 @@ def _apply(scene, series, frames, split: list[int], outer: core.TRS, inner: core
             channels = tuple(tuple(getattr(obj, name)) for name in _CHANNELS)
             action = had and obj.animation_data.action
             edits.append(_Edit(obj, helper, Parenting.save(obj), obj.rotation_mode, action, had, channels))
-            for coll in list(obj.users_collection) or [scene.collection]:
-                coll.objects.link(helper)
-            helper.parent, helper.parent_type = obj.parent, obj.parent_type
-            if obj.parent_type == "BONE":
-                helper.parent_bone = obj.parent_bone
+            _link_beside(scene, obj, helper)
             if obj.parent is not None:
                 helper.matrix_parent_inverse = to_blender(np.linalg.inv(parent_matrix(obj)) @ parent_world)
             obj.parent, obj.parent_type = helper, "OBJECT"
@@ -112,6 +108,17 @@ def _apply(scene, series, frames, split: list[int], outer: core.TRS, inner: core
         _undo(edits)
         raise
     return edits
+
+
+def _link_beside(scene, obj, helper) -> None:
+    """Link ``helper`` into ``obj``'s collections (the scene's when it has none) and give
+    it ``obj``'s parent, parent type and parent bone: the place a helper above ``obj``
+    takes."""
+    for coll in list(obj.users_collection) or [scene.collection]:
+        coll.objects.link(helper)
+    helper.parent, helper.parent_type = obj.parent, obj.parent_type
+    if obj.parent_type == "BONE":
+        helper.parent_bone = obj.parent_bone
 
 
 def _undo(edits: list[_Edit]) -> None:
@@ -258,7 +265,7 @@ def _write_fbx(
                 if bone_edits is not None:
                     fbx_bones.restore(bone_edits)
         finally:
-            _unturn(turns)
+            _unturn(turns, update=not edits)  # _undo updates the view layer when it undoes anything
             _undo(edits)
         t3 = time.perf_counter()
         seconds["edits"] = t3 - t1 - seconds["blender_export"]
@@ -388,13 +395,7 @@ def _turn(scene, objects: list, turns: np.ndarray) -> list[_Turn]:
         for obj, c in zip(objects, turns, strict=True):
             helper = bpy.data.objects.new(f"{obj.name} (Euler pole helper)", None)
             edits.append(_Turn(obj, helper, Parenting.save(obj)))
-            for coll in list(obj.users_collection) or [scene.collection]:
-                coll.objects.link(helper)
-            helper.parent, helper.parent_type = obj.parent, obj.parent_type
-            if obj.parent_type == "BONE":
-                helper.parent_bone = obj.parent_bone
-            elif obj.parent_type in ("VERTEX", "VERTEX_3"):
-                helper.parent_vertices = obj.parent_vertices
+            _link_beside(scene, obj, helper)  # (vertex parents are left out by _off_pole)
             helper.rotation_mode = "QUATERNION"
             helper.rotation_quaternion = core.matrix_to_quat(c).tolist()
             inverse = np.eye(4)
@@ -408,9 +409,12 @@ def _turn(scene, objects: list, turns: np.ndarray) -> list[_Turn]:
     return edits
 
 
-def _unturn(edits: list[_Turn]) -> None:
+def _unturn(edits: list[_Turn], update: bool = True) -> None:
+    """Undo :func:`_turn`; ``update``: then update the view layer (False when the caller
+    updates it anyway)."""
     for e in reversed(edits):
         e.parenting.restore()
     if edits:  # one pass over the file's users for all (objects.remove makes one each)
         bpy.data.batch_remove([e.helper for e in edits])
-        bpy.context.view_layer.update()
+        if update:
+            bpy.context.view_layer.update()
