@@ -51,14 +51,31 @@ def expected_worlds(keys, world: np.ndarray, conversion: np.ndarray) -> np.ndarr
     return np.asarray(conversion) @ np.asarray(world, dtype=np.float64) @ node_frames(keys, conversion)
 
 
+def parent_inverses(world: np.ndarray, parents) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(parent_world, inverse, singular)`` for nodes whose parents are ``parents
+    (M,)`` (columns of ``world (T, P, 4, 4)``, -1: none): each node's parent's world
+    ``(T, M, 4, 4)`` (the identity without a parent), its inverse (zeros in the 3x3 part
+    where it has none) and where it has none ``(T, M)``. Each parent is inverted once,
+    however many children it has (a Rigify rig's 1,088 nodes have 482 parents)."""
+    parents = np.asarray(parents, dtype=np.int64)
+    has = parents >= 0
+    distinct, column = np.unique(parents[has], return_inverse=True)
+    table = np.empty((len(world), len(distinct) + 1, 4, 4))
+    table[:, 0] = np.eye(4)
+    table[:, 1:] = world[:, distinct]
+    inverse, singular = core.affine_inverse(table)
+    at = np.zeros(len(parents), dtype=np.int64)
+    at[has] = column + 1
+    return table[:, at], inverse[:, at], singular[:, at]
+
+
 def locals_in_file(target: np.ndarray, fp: np.ndarray, file_nodes: np.ndarray, keys) -> tuple:
     """Local matrices ``(T, M, 4, 4)`` of the file nodes ``file_nodes (M,)`` whose
     parents are ``fp (M,)`` (-1: none), from the worlds ``target (T, P, 4, 4)`` of every
     file node, and their parents' worlds ``(T, M, 4, 4)``. ``keys``: the scene node of
     each (its name in the error). Raises :class:`ExportError` naming the node whose
     parent has zero scale at some key."""
-    parent_world = np.where((fp >= 0)[None, :, None, None], target[:, np.maximum(fp, 0)], np.eye(4))
-    inverse, singular = core.affine_inverse(parent_world)
+    parent_world, inverse, singular = parent_inverses(target, fp)
     if singular.any():
         t, m = (int(v) for v in np.argwhere(singular)[0])
         raise ExportError(

@@ -97,8 +97,8 @@ def transform_values(tr):
     return (t.x, t.y, t.z, r.x, r.y, r.z, r.w, sc.x, sc.y, sc.z)
 
 
-# Fast path: each node's local transform evaluated by ufbx (only the animated ones at
-# every time), composed parent @ local level by level. It is used only when it matches
+# Fast path: each node's local transform evaluated by ufbx (only those with a curve that
+# changes value at every time), composed parent @ local level by level. It is used only when it matches
 # ufbx's own evaluate_scene at the first and the last time; otherwise evaluate_scene
 # runs at every time.
 full = None
@@ -106,23 +106,31 @@ fast = anim is not None and all(n.inherit_mode == ufbx.InheritMode.NORMAL for n 
 if fast:
     layers = anim.layers
     alive.append(layers)
-    animated = set()
+    animated, changing = set(), set()  # nodes with curves; those whose curves change value
     for layer in (layers[i] for i in range(len(layers))):
         props = layer.anim_props
         alive += [layer, props]
         for prop in (props[i] for i in range(len(props))):
-            element = prop.element
-            alive += [prop, element]
+            element, value = prop.element, prop.anim_value
+            alive += [prop, element, value]
             animated.add(element.element_id)
+            curves = value.curves if value is not None else []
+            alive.append(curves)
+            for c in range(len(curves)):
+                curve = curves[c]
+                alive.append(curve)
+                if curve is not None and curve.min_value != curve.max_value:
+                    changing.add(element.element_id)
     position = {n.element_id: k for k, n in enumerate(held)}
     parent = np.array([position[n.parent.element_id] if n.parent is not None else -1 for n in held])
     depth = np.array([n.node_depth for n in held])
     local = np.empty((len(times), len(held), 10))
-    moving = [k for k, n in enumerate(held) if not n.is_root and n.element_id in animated]
+    moving = [k for k, n in enumerate(held) if not n.is_root and n.element_id in changing]
     moving_set = set(moving)
-    for k, node in enumerate(held):
+    for k, node in enumerate(held):  # still (a curve that keeps one value: evaluated once)
         if not node.is_root and k not in moving_set:
-            local[:, k] = transform_values(node.local_transform)
+            still = ufbx.evaluate_transform(anim, node, float(times[0])) if node.element_id in animated else None
+            local[:, k] = transform_values(still if still is not None else node.local_transform)
     # Transform, Vec3 and Quat are named tuples: every (node, time) flattened to its 10
     # floats (translation, quaternion x y z w, scale) in one pass at C speed.
     evaluate, flat, seconds = ufbx.evaluate_transform, itertools.chain.from_iterable, [float(t) for t in times]

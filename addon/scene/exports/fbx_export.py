@@ -35,7 +35,7 @@ import numpy as np
 
 from .... import core
 from ...model.errors import ExportError, InspectorError
-from ...model.exports.animated_gltf import CHECK_TOLERANCE, needs_split
+from ...model.exports.animated_gltf import CHECK_TOLERANCE, needs_split, parent_inverses
 from ...model.exports.animated_split import continuous_split
 from ...model.exports.euler_pole import CAMERA_TURN, FBX_GLOBAL, LIGHT_TURN, pole_turns, turned
 from ...model.exports.fbx_check import FbxError, compare, prepare_next, start_reader
@@ -203,10 +203,7 @@ def _write_fbx(
     series = read_frames(scene, frames_read)
     keep = [frames_read.index(f) for f in frames]
     world = series.world
-    parents = series.parents
-    has = parents >= 0
-    parent_world = np.where(has[None, :, None, None], world[:, np.maximum(parents, 0)], np.eye(4))
-    inverse, _singular = core.affine_inverse(parent_world)
+    parent_world, inverse, _singular = parent_inverses(world, series.parents)
     local = (inverse @ world)[keep]
     needs = needs_split(local, parent_world[keep], thresholds)
     skinned, _listed = engine_ignored(scene)
