@@ -13,6 +13,7 @@ from hierarchy_inspector.addon.model.exports.accumulated_frames import (
     accumulated_frames_csv,
     accumulated_frames_document,
 )
+from hierarchy_inspector.addon.model.exports.animated_gltf import parent_inverses
 from hierarchy_inspector.addon.model.exports.animated_split import (
     continuous_quaternions,
     continuous_split,
@@ -307,3 +308,24 @@ def test_repeated_values_aligned_at_once_as_frame_by_frame(small, monkeypatch):
 def _svd(local):
     u, s, vt = np.linalg.svd(local[..., :3, :3])
     return u, s, np.swapaxes(vt, -2, -1)
+
+
+def test_parent_inverses_match_each_parent_inverted_alone():
+    """Each distinct parent inverted once and handed to all its children equals every
+    child's parent world inverted on its own (np.linalg.inv), roots get the identity,
+    and a parent with zero scale at one frame is named there, not elsewhere."""
+    rng = np.random.default_rng(7)
+    t_count, p_count = 4, 6
+    world = np.zeros((t_count, p_count, 4, 4))
+    world[..., :3, :] = rng.normal(size=(t_count, p_count, 3, 4))
+    world[..., 3, 3] = 1.0
+    world[2, 4, :3, 0] = 0.0  # node 4 has zero scale along X at frame 2
+    parents = np.array([-1, 0, 0, 4, 1, 4, 4, -1])  # nodes 3, 5 and 6 share parent 4
+    parent_world, inverse, singular = parent_inverses(world, parents)
+    for t in range(t_count):
+        for m, p in enumerate(parents):
+            expected_world = world[t, p] if p >= 0 else np.eye(4)
+            np.testing.assert_array_equal(parent_world[t, m], expected_world)
+            assert singular[t, m] == (p == 4 and t == 2)
+            if not singular[t, m]:
+                np.testing.assert_allclose(inverse[t, m], np.linalg.inv(expected_world), atol=1e-9)
