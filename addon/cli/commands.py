@@ -250,10 +250,8 @@ def instance_notes(inspection: Inspection) -> list[str]:
         f"instances: {count} exported by Blender's exporter as they are (not corrected); "
         f"{len(lossy)} lose shear (local shear > {inspection.thresholds.shear_deg:g} deg)"
     ]
-    shown = lossy[:10]
-    if shown:
-        more = f" and {len(lossy) - len(shown)} more" if len(lossy) > len(shown) else ""
-        lines.append(f"not corrected: {', '.join(repr(n) for n in shown)}{more}")
+    if lossy:
+        lines.append(f"not corrected: {console.listed(lossy, quote=True)}")
     return lines
 
 
@@ -273,15 +271,20 @@ def cmd_fix(args) -> int:
         what = f"helper empties inserted (local shear > {thresholds.shear_deg:g} deg)"
         for name, why in result.skipped:
             print(f"not changed: '{name}' ({why}); its exported local keeps the shear")
+        if result.bones:
+            print(
+                f"not changed: {len(result.bones)} bone(s) whose local matrix holds shear (a helper empty cannot go "
+                f"inside a rig; export --target gltf or fbx gives them helper joints): {console.listed(result.bones)}"
+            )
     else:
         changed = bake_residual(inspection)
         what = f"objects baked (world shear > {thresholds.shear_deg:g} deg)"
     with signals_deferred(), console.quiet():  # a Ctrl-C inside Blender's save would read as a failed save
         save_copy(args.out)
     args.summary = f"{len(changed)} changed"
-    print(f"wrote {args.out!r}: {len(changed)} {what}" + (f" ({', '.join(changed)})" if changed else ""))
+    print(f"wrote {args.out!r}: {len(changed)} {what}" + (f" ({console.listed(changed)})" if changed else ""))
     if args.method == "bake":
         _objects, bones = bake_plan(inspection)
         if bones:
-            print(f"not baked (bones; set Inherit Scale to Aligned): {', '.join(bones)}")
+            print(f"not baked (bones; set Inherit Scale to Aligned): {console.listed(bones)}")
     return EXIT_OK

@@ -129,3 +129,16 @@ def progress(what: str) -> Callable[[float, str], None] | None:
 def summary(message: str) -> None:
     """The one line a command says on stderr when it is done (also in pipes)."""
     print(f"hierarchy_inspector: {message}", file=user_stderr(), flush=True)
+
+
+#: How many names a one-line list shows before "and N more": a stretching Rigify rig
+#: gives 150 helpers, and a line of 150 names is not read (the files name every helper
+#: after its node, and ``report --json`` lists every flagged node).
+LISTED = 10
+
+
+def listed(names, limit: int = LISTED, quote: bool = False) -> str:
+    """``names`` joined with commas, the first ``limit`` of them and then "and N more"."""
+    shown = [repr(n) if quote else str(n) for n in list(names)[:limit]]
+    more = len(names) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")

@@ -40,7 +40,7 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
             )
         err = result.error
         worst = max(err.per_node, key=lambda k: err.per_node[k]) if err.per_node else "-"
-        helpers = f" ({', '.join(result.helpers)})" if result.helpers else ""
+        helpers = f" ({console.listed(result.helpers)})" if result.helpers else ""
         if frame_range is None:
             print(f"wrote {args.out!r}: frame {scene.frame_current}; {len(result.helpers)} helper node(s){helpers}")
         else:
@@ -90,14 +90,14 @@ def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
         result = write_fbx(  # one export per process
             scene, args.out, frame_range, thresholds, again=False, pole_helpers=not args.no_pole_helpers
         )
-    helpers = f" ({', '.join(result.helpers)})" if result.helpers else ""
+    helpers = f" ({console.listed(result.helpers)})" if result.helpers else ""
     what = f"frame {result.frames[0]}" if frame_range is None else f"frames {frame_range.start}..{frame_range.end}"
     print(f"wrote {args.out!r}: {what}; {len(result.helpers)} object(s) and bone(s) given a temporary helper{helpers}")
     if result.pole_helpers:
         print(
             f"{len(result.pole_helpers)} object(s) given a still helper that keeps their Euler angles off the pole "
             f"(written in float32 there, they were estimated to cost over {POLE_BUDGET:.0e} relative): "
-            + ", ".join(result.pole_helpers)
+            + console.listed(result.pole_helpers)
         )
     for label, why in result.not_corrected:
         print(f"not corrected: '{label}' ({why})")

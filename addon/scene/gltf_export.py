@@ -74,7 +74,7 @@ def write_gltf(
     if scene != bpy.context.scene:
         raise ExportError(f"scene '{scene.name}' is not the current scene: Blender's exporter writes the current one")
     inspection = scan_scene(scene, thresholds)
-    added = insert_helpers(inspection) if helpers else HelperResult([], [], [])
+    added = insert_helpers(inspection) if helpers else HelperResult([], [], [], [])
     if added.inserted:
         inspection = scan_scene(scene, thresholds)
     result: dict = {"joints": []}

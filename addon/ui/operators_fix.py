@@ -69,7 +69,9 @@ class HI_OT_insert_helpers(bpy.types.Operator):
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
         live.invalidate()
-        skipped = "; ".join(f"'{name}' left as it is ({why})" for name, why in result.skipped)
+        skipped = "; ".join(
+            [f"'{name}' left as it is ({why})" for name, why in result.skipped] + _bones_left(result.bones)
+        )
         if not result.inserted:
             self.report({"WARNING"} if skipped else {"INFO"}, skipped or "No local matrix holds shear: nothing to do")
             return {"CANCELLED"}
@@ -78,6 +80,16 @@ class HI_OT_insert_helpers(bpy.types.Operator):
         if skipped:
             self.report({"WARNING"}, skipped)
         return {"FINISHED"}
+
+
+def _bones_left(bones: list[str]) -> list[str]:
+    """The sentence for bones whose local shear a helper empty cannot keep."""
+    if not bones:
+        return []
+    return [
+        f"{len(bones)} bone(s) keep their local shear (a helper empty cannot go inside a rig): "
+        "Export glTF (exact) or Export FBX (exact) gives them helper joints in the file"
+    ]
 
 
 def _report_fix(operator, context, action: str, changed: list[str], before, bake: bool = False) -> None:

@@ -276,6 +276,9 @@ def test_fix_helpers_keeps_every_world_and_removes_local_shear(demo_dir, tmp_pat
     result = run_cli("fix", demo_dir / "demo.blend", "--method", "helpers", "--out", out)
     assert result.returncode == 0, result.stderr
     assert "Kept child (shear helper)" in result.stdout
+    # the rig's sheared bones are named, not passed over in silence (helper joints come with the exports)
+    assert "not changed: 5 bone(s) whose local matrix holds shear" in result.stdout
+    assert "Inherit scale rig > ALIGNED.mid" in result.stdout and "FIX_SHEAR.tip" in result.stdout
     before, _ = _blend_state(demo_dir / "demo.blend")
     after, _ = _blend_state(out)
     for name, w in before.items():

@@ -215,3 +215,19 @@ def test_fbx_export_operator_is_exact_at_every_frame_and_changes_nothing(addon, 
         bpy.ops.hierarchy_inspector.export_fbx(filepath=str(tmp_path / "x" / "y.fbx"))
     draws = [getattr(f, "__name__", "") for f in bpy.types.TOPBAR_MT_file_export._dyn_ui_initialize()]
     assert "draw_export_menu" in draws
+
+
+def test_insert_helpers_operator_names_the_bones_it_leaves(addon, capfd):
+    """A rig whose bones hold local shear and no object that needs a helper: nothing is
+    inserted, and the warning says so for the bones (the exact exports give them helper
+    joints) instead of 'nothing to do'."""
+    from hierarchy_inspector.addon.scene.exports import scenes as export_scenes
+
+    export_scenes.inherit_scale_rig(bpy.context.scene)
+    bpy.context.scene.frame_set(10)
+    assert bpy.ops.hierarchy_inspector.insert_helpers("EXEC_DEFAULT", True) == {"CANCELLED"}
+    out = capfd.readouterr()
+    text = out.out + out.err
+    assert "bone(s) keep their local shear" in text and "Export FBX (exact)" in text
+    assert "nothing to do" not in text
+    assert not [o for o in bpy.data.objects if o.name.endswith("(shear helper)")]

@@ -13,7 +13,7 @@ import numpy as np
 
 from .... import core
 from ...model.errors import FixError
-from ...model.exports.fix_plans import helper_plan
+from ...model.exports.fix_plans import helper_plan, lossy_bones
 from ...model.inspection import Inspection
 from .editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, as_np, check_editable, parent_matrix, to_blender
 
@@ -22,6 +22,7 @@ class HelperResult(NamedTuple):
     inserted: list[tuple[str, str]]  #: (helper, object) names
     skipped: list[tuple[str, str]]  #: (object, why) for sheared objects left as they are
     saved: list  #: parenting to restore and helpers to delete (see :func:`remove_helpers`)
+    bones: list[str]  #: labels of the bones whose local shear stays (helper joints come with the exact exports)
 
 
 def insert_helpers(inspection: Inspection) -> HelperResult:
@@ -63,7 +64,7 @@ def insert_helpers(inspection: Inspection) -> HelperResult:
         remove_helpers(saved)
         raise
     inserted = [(helper.name, state.obj.name) for state, helper in saved]
-    return HelperResult(inserted, skipped, saved)
+    return HelperResult(inserted, skipped, saved, lossy_bones(inspection))
 
 
 def _insert_helper(inspection: Inspection, i: int, obj, saved: list) -> None:
