@@ -5,7 +5,6 @@ as the panel's operators runs underneath.
 
 from __future__ import annotations
 
-import json
 import os
 
 import bpy
@@ -14,7 +13,7 @@ from ..model.errors import UsageError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
 from ..model.exports.fix_plans import bake_plan
 from ..model.inspection import Inspection
-from ..model.outputs import check_folder, check_outputs, make_folder, write_all
+from ..model.outputs import check_folder, check_outputs, json_text, make_folder, write_all
 from ..model.pictures import deviation_chart_png, worst_nodes_png
 from ..model.report import build_report, report_csv, report_table
 from ..model.thresholds import Thresholds
@@ -177,7 +176,7 @@ def cmd_report(args) -> int:
         check_outputs({k: v for k, v in named.items() if v != STDOUT}, {"SCENE.blend": args.blend})
         files[worst_png] = lambda tmp: worst_nodes_png(inspection, tmp)
         files[deviation_png] = lambda tmp: deviation_chart_png(inspection, tmp)
-    texts = {args.json: json.dumps(report, indent=1) + "\n" if args.json else None}
+    texts = {args.json: json_text(report) if args.json else None}
     texts[args.csv] = report_csv(report) if args.csv else None
     for path, text in texts.items():
         if path and path != STDOUT:
@@ -225,7 +224,7 @@ def cmd_export(args) -> int:
             print(line)
         return code
     document = accumulated_document(inspect_scene(scene, args))
-    files = {args.out: json.dumps(document, indent=1) + "\n"}
+    files = {args.out: json_text(document)}
     if args.csv:
         files[args.csv] = accumulated_csv(document)
     write_all(files)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 import bpy
 
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
-from ..model.outputs import write_text
+from ..model.outputs import json_text, write_text
 from ..model.pictures import deviation_chart_png, worst_nodes_png
 from ..model.report import build_report, report_csv, report_table
 from ..model.text import format_table
@@ -43,7 +42,7 @@ def run_demo(out_dir: str) -> int:
     report = build_report(
         inspection, blender_version=bpy.app.version_string, file=blend, frame=scene.frame_current, fps=fps
     )
-    write_text(path("report.json"), json.dumps(report, indent=1) + "\n")
+    write_text(path("report.json"), json_text(report))
     write_text(path("report.csv"), report_csv(report))
     print("\nDemo scene (Blender " + bpy.app.version_string + ")")
     print(report_table(report))
@@ -81,13 +80,13 @@ def run_demo(out_dir: str) -> int:
     with quiet():
         scene = _reload(blend)
     accumulated = accumulated_document(scan_scene(scene, THRESHOLDS))
-    write_text(path("accumulated.json"), json.dumps(accumulated, indent=1) + "\n")
+    write_text(path("accumulated.json"), json_text(accumulated))
     write_text(path("accumulated.csv"), accumulated_csv(accumulated))
     with quiet():
         baked = bake_residual(scan_scene(scene, THRESHOLDS))
         save_copy(path("demo_baked.blend"))
     after = accumulated_document(scan_scene(scene, THRESHOLDS))
-    write_text(path("accumulated_baked.json"), json.dumps(after, indent=1) + "\n")
+    write_text(path("accumulated_baked.json"), json_text(after))
     objects_after = max((e["residual"]["max_corner"] for e in after["nodes"] if e["kind"] == "object"), default=0.0)
     rows.append(
         ("accumulated TRS (Unreal, Ogre)", "accumulated.json", "", f"{accumulated['max_residual_corner']:.3f}", "")

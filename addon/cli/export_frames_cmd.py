@@ -6,11 +6,9 @@ at some frame."""
 
 from __future__ import annotations
 
-import json
-
 from ..model.exports.accumulated_frames import accumulated_frames_csv, accumulated_frames_document
 from ..model.exports.animated_gltf import CHECK_TOLERANCE
-from ..model.outputs import write_all
+from ..model.outputs import json_text, write_all
 from ..model.thresholds import Thresholds
 from ..scene.exports.fbx_export import POLE_BUDGET, write_fbx
 from ..scene.exports.gltf_animated import write_gltf_frames
@@ -73,7 +71,7 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
     assert frame_range is not None
     series = read_frames(scene, frame_range.frames())
     document = accumulated_frames_document(series)
-    files = {args.out: json.dumps(document, indent=1) + "\n"}
+    files = {args.out: json_text(document)}
     if args.csv:
         files[args.csv] = accumulated_frames_csv(document)
     write_all(files)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import json
 import os
 import tempfile
 import time
@@ -30,6 +31,24 @@ from .errors import OutputError
 #: When this process started (seconds since the epoch): older temporary files are stale.
 STARTED = time.time()
 _PARTIAL = ".partial"
+
+
+def json_text(document: Mapping) -> str:
+    """``document`` (a report, an accumulated-TRS document) as JSON text: one line per
+    top-level key, and one line per element of a top-level list (a report's nodes, one
+    node per line). Each line comes from json's C encoder: ``indent`` makes json fall
+    back to its pure-Python encoder, which took 3.7 s (12 s under a profiler) for the
+    97 MB of a 709-bone rig's per-frame dynamics over 120 frames, against 1.1 s (55 MB)
+    this way. The same JSON values as ``json.dumps(document)``."""
+    lines = []
+    for key, value in document.items():
+        name = json.dumps(key)
+        if isinstance(value, list) and value:
+            items = ",\n  ".join(json.dumps(item) for item in value)
+            lines.append(f" {name}: [\n  {items}\n ]")
+        else:
+            lines.append(f" {name}: {json.dumps(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def _identity(path: str) -> tuple:

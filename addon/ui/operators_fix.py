@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import bpy
 from bpy.props import BoolProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
@@ -13,7 +11,7 @@ from ..model.errors import InspectorError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
 from ..model.exports.animated_gltf import CHECK_TOLERANCE
 from ..model.frames import FrameRange
-from ..model.outputs import check_outputs, write_all
+from ..model.outputs import check_outputs, json_text, write_all
 from ..scene import live, settings
 from ..scene.edits.bake import bake_residual
 from ..scene.edits.helpers import insert_helpers
@@ -255,7 +253,7 @@ class HI_OT_export_accumulated(bpy.types.Operator, _FileOperator):
             csv_path = self.path.rsplit(".", 1)[0] + ".csv" if self.write_csv else None
             check_outputs({"the export": self.path, "its CSV": csv_path}, _open_file())
             document = accumulated_document(_inspect(context))
-            files = {self.path: json.dumps(document, indent=1) + "\n"}
+            files = {self.path: json_text(document)}
             if csv_path:
                 files[csv_path] = accumulated_csv(document)
             write_all(files)

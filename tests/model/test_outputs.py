@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import time
 
@@ -110,3 +112,16 @@ def test_paths_are_quoted_in_messages(tmp_path):
     with pytest.raises(OutputError) as caught:
         outputs.check_writable(str(weird))
     assert "\n" not in str(caught.value) and "no\\nsuch" in str(caught.value)
+
+
+def test_json_text_is_the_same_json_with_one_node_per_line():
+    """A report-shaped document reads back to what ``json.dumps`` gives (NaN and
+    infinity spelled as json spells them), one line per top-level key and per node."""
+    nodes = [{"name": f"n{i}", "values": [[0.1 * i, -1e-300, 1e300]], "nested": {"a": [1, 2]}} for i in range(5)]
+    document = {"schema": "x/1", "nodes": nodes, "empty": [], "summary": {"max": float("nan"), "inf": math.inf}}
+    text = outputs.json_text(document)
+    assert text.endswith("}\n")
+    assert json.dumps(json.loads(text)) == json.dumps(document)
+    lines = text.splitlines()
+    assert len(lines) == 2 + 3 + 2 + len(nodes)  # braces, three plain keys, the list's opening and closing
+    assert sum(line.lstrip().startswith('{"name": "n') for line in lines) == len(nodes)

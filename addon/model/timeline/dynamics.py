@@ -84,8 +84,11 @@ def range_rates(matrices: np.ndarray, regular: np.ndarray, dt: float) -> RangeRa
 
 
 def _rows(values: np.ndarray, ok: np.ndarray) -> list:
-    """``(T, 3)`` as T lists of 3 floats, None where not ``ok``."""
-    return [[float(x) + 0.0 for x in v] if good else None for v, good in zip(values, ok, strict=True)]
+    """``(T, 3)`` as T lists of 3 floats (no negative zeros: ``x + 0.0``), None where
+    not ``ok``; converted by numpy in one call (a rig's 709 nodes over 120 frames: 1.97 s
+    one float at a time)."""
+    rows = (np.asarray(values, dtype=np.float64) + 0.0).tolist()
+    return rows if ok.all() else [row if good else None for row, good in zip(rows, ok.tolist(), strict=True)]
 
 
 def _rates_entry(rates: RangeRates, i: int, basis: str) -> dict | None:
