@@ -218,7 +218,10 @@ def cmd_export(args) -> int:
     check_range(args.frames)
     scene = open_scene(args)
     if args.frames is not None or args.target in ("gltf", "fbx"):
-        instances = instance_notes(scan_scene(scene, thresholds, instances=True)) if args.target == "gltf" else []
+        exported = args.target in ("gltf", "fbx")  # both exporters write instances as nodes of their own
+        instances = (
+            instance_notes(scan_scene(scene, thresholds, instances=True), scene.frame_current) if exported else []
+        )
         code = export_frames(scene, args, thresholds)
         for line in instances:
             print(line)
@@ -236,10 +239,11 @@ def cmd_export(args) -> int:
     return EXIT_OK
 
 
-def instance_notes(inspection: Inspection) -> list[str]:
-    """What the glTF export does with instances: Blender's exporter writes them as they
-    are (a node per instance, its TRS decomposed from Blender's matrix); no helper can go
-    above an instance, so the ones whose local matrix holds shear are named."""
+def instance_notes(inspection: Inspection, frame: int) -> list[str]:
+    """What the glTF and FBX exports do with instances: Blender's exporters write them as
+    they are (a node per instance under its instancer, its TRS decomposed from Blender's
+    matrix); no helper can go above an instance, so the ones whose local matrix holds
+    shear at the inspected frame are named."""
     nodes = inspection.nodes
     count = len(nodes.instance_of)
     if not count:
@@ -247,7 +251,7 @@ def instance_notes(inspection: Inspection) -> list[str]:
     lossy = [nodes.label(i) for i in sorted(nodes.instance_of) if inspection.lossy_local[i]]
     lines = [
         f"instances: {count} exported by Blender's exporter as they are (not corrected); "
-        f"{len(lossy)} lose shear (local shear > {inspection.thresholds.shear_deg:g} deg)"
+        f"{len(lossy)} lose shear at frame {frame} (local shear > {inspection.thresholds.shear_deg:g} deg)"
     ]
     if lossy:
         lines.append(f"not corrected: {console.listed(lossy, quote=True)}")

@@ -99,6 +99,8 @@ def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
         )
     for label, why in result.not_corrected:
         print(f"not corrected: '{label}' ({why})")
+    for name, why in result.not_checked:
+        print(f"not checked as a node: '{name}' ({why})")
     err = result.error
     args.summary = f"{len(result.frames)} frame(s), {len(result.helpers)} helper(s)"
     if err is None:

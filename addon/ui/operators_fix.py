@@ -17,6 +17,7 @@ from ..scene.edits.bake import bake_residual
 from ..scene.edits.helpers import insert_helpers
 from ..scene.exports.fbx_export import write_fbx
 from ..scene.exports.gltf_animated import write_gltf_frames
+from ..scene.exports.gltf_hook import THROUGH_JOINTS
 from ..scene.scan import scan_scene
 
 
@@ -215,13 +216,15 @@ class HI_OT_export_fbx(bpy.types.Operator, _FileOperator):
         if result.error is None:
             self.report({"WARNING"}, f"Wrote {self.path}: {frames}, {helpers}; not read back (ufbx is not installed)")
             return {"FINISHED"}
-        exact = result.error.relative <= CHECK_TOLERANCE and not result.not_corrected
-        left = f"; not corrected: {', '.join(label for label, _why in result.not_corrected)}"
+        uncorrected = [label for label, _why in result.not_corrected]
+        uncorrected += [name for name, why in result.not_checked if why != THROUGH_JOINTS]  # collection instances
+        exact = result.error.relative <= CHECK_TOLERANCE and not uncorrected
+        left = f"; not corrected: {', '.join(uncorrected)}"
         self.report(
             {"INFO"} if exact else {"WARNING"},
             f"Wrote {self.path}: {frames}, {helpers}, relative error {result.error.relative:.1e}"
             + ("" if result.error.relative <= CHECK_TOLERANCE else f" (over {CHECK_TOLERANCE:g})")
-            + (left if result.not_corrected else ""),
+            + (left if uncorrected else ""),
         )
         return {"FINISHED"}
 

@@ -31,10 +31,20 @@ def test_report_counts_instances(instanced_blend):
     assert kinds.count("object") == 3 and kinds.count("instance") == 241
 
 
-def test_gltf_export_says_what_happens_to_instances(instanced_blend, tmp_path):
-    result = run_cli("export", instanced_blend, "--target", "gltf", "--out", tmp_path / "i.glb")
+@pytest.mark.parametrize("target", ["gltf", "fbx"])
+def test_exports_say_what_happens_to_instances(instanced_blend, tmp_path, target):
+    """Both exporters write instances as nodes of their own: each export says so and names
+    the collection instance it does not correct (FBX said nothing before)."""
+    if target == "fbx":
+        pytest.importorskip("ufbx")
+    result = run_cli(
+        "export", instanced_blend, "--target", target, "--out", tmp_path / f"i.{'glb' if target == 'gltf' else 'fbx'}"
+    )
     assert result.returncode == 0, result.stderr
-    assert "instances: 241 exported by Blender's exporter as they are (not corrected); 0 lose shear" in result.stdout
+    assert "instances: 241 exported by Blender's exporter as they are (not corrected); 0 lose shear at frame" in (
+        result.stdout
+    )
+    assert "(collection instance: its instanced objects are not corrected)" in result.stdout
 
 
 def test_audit_counts_instances(instanced_blend, tmp_path):

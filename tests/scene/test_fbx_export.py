@@ -432,3 +432,72 @@ def test_instanced_objects_get_no_pole_helper(empty_scene, tmp_path):
     before = _state(scene)
     result = fbx_export.write_fbx(scene, str(tmp_path / "kit.fbx"), FrameRange(1, 25, 1), again=False)
     assert result.pole_helpers == ["Pitch"] and _state(scene) == before
+
+
+def _constrained_objects(scene):
+    """A parent turning and scaling non-uniformly over frames 1..12, and under it:
+    'Delta', parented keeping its transform (a sheared parent inverse) with delta
+    transforms; 'Tracked', whose Track To constraint makes its local matrix sheared and
+    whose driver spins a delta; 'Reader', whose Copy Location reads 'Tracked' in local space."""
+
+    def cube(name, parent=None):
+        obj = bpy.data.objects.new(name, bpy.data.meshes.new(name))
+        scene.collection.objects.link(obj)
+        obj.parent = parent
+        return obj
+
+    parent = cube("Parent")
+    parent.rotation_euler = (0.0, 0.0, 0.6)
+    parent.scale = (3.0, 1.0, 1.0)
+    parent.keyframe_insert("scale", frame=1)
+    parent.scale = (1.0, 2.0, 0.5)
+    parent.keyframe_insert("scale", frame=12)
+    scene.frame_set(1)
+    delta = cube("Delta", parent)
+    delta.matrix_parent_inverse = parent.matrix_world.inverted()
+    delta.location, delta.rotation_euler = (1.0, 1.0, 0.0), (0.5, 0.2, 0.9)
+    delta.delta_location, delta.delta_rotation_euler, delta.delta_scale = (
+        (0.3, -0.2, 0.5),
+        (0.2, 0.4, -0.3),
+        (1.5, 0.8, 1.2),
+    )
+    target = cube("Target", parent)
+    target.location = (1.0, 1.0, 0.0)
+    tracked = cube("Tracked", parent)
+    tracked.location = (-1.0, 0.0, 1.0)
+    tracked.constraints.new("TRACK_TO").target = target
+    driver = tracked.driver_add("delta_rotation_euler", 0).driver
+    driver.expression = "frame / 10"
+    reader = cube("Reader", parent)
+    copy = reader.constraints.new("COPY_LOCATION")
+    copy.target, copy.target_space, copy.owner_space = tracked, "LOCAL", "LOCAL"
+    scene.frame_start, scene.frame_end = 1, 12
+    scene.frame_set(5)
+
+
+def _edit_state(scene):
+    """What the export-ready copy mutes or zeroes on objects, besides :func:`_state`."""
+    return {
+        o.name: (
+            tuple(round(v, 6) for v in (*o.delta_location, *o.delta_rotation_euler, *o.delta_scale)),
+            tuple(c.mute for c in o.constraints),
+            tuple(d.mute for d in o.animation_data.drivers) if o.animation_data else (),
+        )
+        for o in scene.objects
+    }
+
+
+def test_objects_with_constraints_drivers_and_deltas_are_exact(empty_scene, tmp_path):
+    """Constraints and transform drivers of an object that gets a helper are muted for the
+    export and its delta transforms zeroed (its keys hold Blender's result); all of it is
+    put back. An object reading it in local space is listed (its copy sees another local)."""
+    scene = empty_scene
+    _constrained_objects(scene)
+    before, muted_before = _state(scene), _edit_state(scene)
+    result = fbx_export.write_fbx(scene, str(tmp_path / "c.fbx"), FrameRange(1, 12, 1), again=False)
+    assert _state(scene) == before and _edit_state(scene) == muted_before
+    assert sorted(result.helpers) == ["Delta", "Tracked"]
+    assert [label for label, _why in result.not_corrected] == ["Reader"]
+    assert "reads 'Tracked' in local space" in result.not_corrected[0][1]
+    per_node = result.error.per_node
+    assert max(per_node[n] for n in ("Parent", "Delta", "Tracked", "Target")) < 1e-5 * 3, per_node

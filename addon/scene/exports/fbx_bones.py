@@ -306,7 +306,7 @@ def apply(scene, per_armature: dict, frames: list[int], outer: core.TRS, inner: 
 
 #: Constraint target spaces that read a bone's own transform (not its world matrix,
 #: which the helper and the keys reproduce).
-_LOCAL_SPACES = ("LOCAL", "LOCAL_WITH_PARENT", "LOCAL_OWNER_ORIENT")
+LOCAL_SPACES = ("LOCAL", "LOCAL_WITH_PARENT", "LOCAL_OWNER_ORIENT")
 
 
 def constraint_readers(rig, split: set[str]) -> list[tuple[str, str]]:
@@ -326,7 +326,7 @@ def constraint_readers(rig, split: set[str]) -> list[tuple[str, str]]:
             if con.mute or not getattr(con, "enabled", True):
                 continue
             sub = getattr(con, "subtarget", "") if getattr(con, "target", None) == rig else ""
-            if sub in split and getattr(con, "target_space", "WORLD") in _LOCAL_SPACES:
+            if sub in split and getattr(con, "target_space", "WORLD") in LOCAL_SPACES:
                 out.append(
                     (
                         f"{rig.name} > {pb.name}",

@@ -47,7 +47,7 @@ from ..blender_output import run_exporter
 from ..edits.editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, as_np, parent_matrix, to_blender
 from ..frames import read_frames, timeline_range
 from . import fbx_bones
-from .gltf_hook import engine_ignored
+from .gltf_hook import THROUGH_JOINTS, engine_ignored
 
 
 class FbxResult(NamedTuple):
@@ -56,6 +56,7 @@ class FbxResult(NamedTuple):
     helpers: list  #: labels of the objects and bones given a temporary helper for their shear
     pole_helpers: list  #: labels of the objects given one only to keep their FBX rotation off the Euler pole
     not_corrected: list  #: (label, why) nodes whose local shear the file drops
+    not_checked: list  #: (name, why): meshes checked through their joints, collection instances not corrected
     seconds: dict
 
 
@@ -66,10 +67,30 @@ class _Edit(NamedTuple):
     rotation_mode: str
     action: object
     had_anim: bool
-    channels: tuple  #: location, rotation_euler, rotation_quaternion, rotation_axis_angle, scale
+    channels: tuple  #: the values of :data:`_CHANNELS` (the delta transforms included) before
+    muted: list  #: (constraint or driver F-curve, its mute before)
 
 
-_CHANNELS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale")
+#: The transform channels an edit changes and puts back: the keyed ones, the other
+#: rotation modes, and the delta transforms (zeroed for the export: Blender applies them
+#: on top of the keys).
+_CHANNELS = (
+    "location",
+    "rotation_euler",
+    "rotation_quaternion",
+    "rotation_axis_angle",
+    "scale",
+    "delta_location",
+    "delta_rotation_euler",
+    "delta_rotation_quaternion",
+    "delta_scale",
+)
+_NO_DELTA = {
+    "delta_location": (0.0, 0.0, 0.0),
+    "delta_rotation_euler": (0.0, 0.0, 0.0),
+    "delta_rotation_quaternion": (1.0, 0.0, 0.0, 0.0),
+    "delta_scale": (1.0, 1.0, 1.0),
+}
 
 
 def _key(obj, frames, trs: core.TRS) -> None:
@@ -94,7 +115,9 @@ def _apply(scene, series, frames, split: list[int], outer: core.TRS, inner: core
             had = obj.animation_data is not None
             channels = tuple(tuple(getattr(obj, name)) for name in _CHANNELS)
             action = had and obj.animation_data.action
-            edits.append(_Edit(obj, helper, Parenting.save(obj), obj.rotation_mode, action, had, channels))
+            muted: list = []
+            edits.append(_Edit(obj, helper, Parenting.save(obj), obj.rotation_mode, action, had, channels, muted))
+            _mute_transform(obj, muted)
             _link_beside(scene, obj, helper)
             if obj.parent is not None:
                 helper.matrix_parent_inverse = to_blender(np.linalg.inv(parent_matrix(obj)) @ parent_world)
@@ -108,6 +131,23 @@ def _apply(scene, series, frames, split: list[int], outer: core.TRS, inner: core
         _undo(edits)
         raise
     return edits
+
+
+def _mute_transform(obj, muted: list) -> None:
+    """For the length of the export: mute ``obj``'s constraints and the drivers of its
+    transform channels, and zero its delta transforms, so that its keys (Blender's
+    evaluated result, constraints and drivers included) are its transform; what was
+    muted is appended to ``muted`` as ``(thing, mute before)``."""
+    for con in obj.constraints:
+        muted.append((con, con.mute))
+        con.mute = True
+    if obj.animation_data is not None:
+        for fc in obj.animation_data.drivers:
+            if fc.data_path in _CHANNELS:
+                muted.append((fc, fc.mute))
+                fc.mute = True
+    for name, value in _NO_DELTA.items():
+        setattr(obj, name, value)
 
 
 def _link_beside(scene, obj, helper) -> None:
@@ -132,6 +172,8 @@ def _undo(edits: list[_Edit]) -> None:
         if new_action is not None and new_action != e.action:
             bpy.data.actions.remove(new_action)
         e.parenting.restore()
+        for thing, mute in reversed(e.muted):
+            thing.mute = mute
         obj.rotation_mode = e.rotation_mode  # type: ignore[attr-defined]
         for name, value in zip(_CHANNELS, e.channels, strict=True):
             setattr(obj, name, value)
@@ -206,7 +248,7 @@ def _write_fbx(
     parent_world, inverse, _singular = parent_inverses(world, series.parents)
     local = (inverse @ world)[keep]
     needs = needs_split(local, parent_world[keep], thresholds)
-    skinned, _listed = engine_ignored(scene)
+    skinned, not_checked = engine_ignored(scene)
     split: list[int] = []
     bones: dict[str, list[tuple[str, int]]] = {}
     not_corrected: list[tuple[str, str]] = []
@@ -225,12 +267,15 @@ def _write_fbx(
             obj is not None and obj.parent_type in DEFORMING_PARENTS and obj.type in DEFORMABLE
         ):
             continue  # its node matrix does not place its vertices
-        elif obj is None or obj.constraints or obj.library is not None:
-            not_corrected.append((label, "constraints or linked data: left as it is"))
+        elif obj is None or obj.library is not None or obj.override_library is not None:
+            not_corrected.append((label, "linked data: left as it is"))
+        elif obj.rigid_body is not None:
+            not_corrected.append((label, "rigid body (the simulation places it): left as it is"))
         else:
             split.append(int(i))
     for rig_name, rig_bones in bones.items():  # constraints that would read the copy's rebuilt bones
         not_corrected += fbx_bones.constraint_readers(bpy.data.objects[rig_name], {b for b, _k in rig_bones})
+    not_corrected += _object_readers(scene, {series.keys[i][0] for i in split if not series.keys[i][1]})
     outer, inner = continuous_split(local[:, split], small_inner=True)  # away from Euler gimbal lock
     objects = [k for k, i in enumerate(split) if not series.keys[i][1]]
     split_objects = [split[k] for k in objects]
@@ -281,7 +326,33 @@ def _write_fbx(
     seconds["check"] += time.perf_counter() - t4
     labels = [node_label(*series.keys[i]) for i in split]
     pole_labels = [node_label(*series.keys[i]) for i in pole]
-    return FbxResult(error, frames, labels, pole_labels, not_corrected, seconds)
+    deformed = sorted({series.keys[i][0] for i in skip})
+    not_checked += [(name, THROUGH_JOINTS) for name in deformed]
+    return FbxResult(error, frames, labels, pole_labels, not_corrected, not_checked, seconds)
+
+
+def _object_readers(scene, split: set[str]) -> list[tuple[str, str]]:
+    """``(label, why)`` for the objects and bones whose constraints read an object of
+    ``split`` in a local space: in the export-ready copy that object hangs under a helper
+    with another local matrix (the same world matrix, which world-space readers see)."""
+    if not split:
+        return []
+    out = []
+    for obj in scene.objects:
+        owners = [(obj.name, obj.constraints)]
+        if obj.type == "ARMATURE" and obj.pose is not None:
+            owners += [(f"{obj.name} > {pb.name}", pb.constraints) for pb in obj.pose.bones]
+        for label, constraints in owners:
+            for con in constraints:
+                target = getattr(con, "target", None)
+                if con.mute or target is None or target.name not in split or getattr(con, "subtarget", ""):
+                    continue
+                if getattr(con, "target_space", "WORLD") in fbx_bones.LOCAL_SPACES:
+                    out.append(
+                        (label, f"constraint '{con.name}' reads '{target.name}' in local space, which gets a helper")
+                    )
+                    break
+    return out
 
 
 #: Object types Blender's FBX exporter writes by default (its 'OTHER': curves,

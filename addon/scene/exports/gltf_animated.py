@@ -25,7 +25,7 @@ from ...model.thresholds import DEFAULT, Thresholds
 from ..blender_output import run_exporter
 from ..frames import read_frames, timeline_range
 from ..gltf_export import export_gltf, gltf_conversion
-from .gltf_hook import HookSettings, engine_ignored, keep_shear_in_file
+from .gltf_hook import THROUGH_JOINTS, HookSettings, engine_ignored, keep_shear_in_file
 from .gltf_modes import PER_ANIMATION, AnimationState
 
 
@@ -151,7 +151,7 @@ def write_gltf_frames(
     done = result["done"]
     frames = done.frames
     skinned = sorted({done.keys[i][0] for i in done.skip if not done.keys[i][1]})
-    not_checked += [(name, "deformed by an armature: checked through its joints") for name in skinned]
+    not_checked += [(name, THROUGH_JOINTS) for name in skinned]
     half = None
     if half_frames and len(frames) > 1 and not per_animation:
         t0 = time.perf_counter()

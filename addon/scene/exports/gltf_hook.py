@@ -36,6 +36,9 @@ from ..frames import read_frames
 from ..gltf_export import gltf_conversion
 from .gltf_modes import PER_ANIMATION, AnimationState, evaluate_takes, saved_animation
 
+#: Why a mesh deformed by an armature is not compared as a node (its vertices follow the joints).
+THROUGH_JOINTS = "deformed by an armature: checked through its joints"
+
 
 def engine_ignored(scene) -> tuple[set[str], list[tuple[str, str]]]:
     """Objects whose node matrix engines ignore (meshes deformed by an armature: their
