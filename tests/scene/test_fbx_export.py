@@ -340,10 +340,13 @@ def test_held_channels_stay_within_single_precision():
     assert np.array_equal(pose[~held], value[0][~held].astype(np.float32))
 
 
-def test_an_nla_track_animating_a_sheared_bone_is_exact(rig_scene, tmp_path):
+@pytest.mark.parametrize("blending", [("REPLACE", 1.0), ("ADD", 0.5)])
+def test_an_nla_track_animating_a_sheared_bone_is_exact(rig_scene, tmp_path, blending):
     """The rig's animation in an NLA track, no active action: the copy keys every
     channel of the corrected bones (a held pose channel would be overridden by the
-    track), and the file is exact at every frame."""
+    track), and the file is exact at every frame; the active-action blending the rig
+    keeps (Add at half influence) is set to Replace at full influence for the export
+    and put back."""
     scene = rig_scene
     rig = scene.objects["Rig"]
     anim = rig.animation_data
@@ -356,11 +359,57 @@ def test_an_nla_track_animating_a_sheared_bone_is_exact(rig_scene, tmp_path):
     track = anim.nla_tracks.new()
     track.strips.new("Take", 1, action)
     anim.action = None
+    anim.action_blend_type, anim.action_influence = blending
     scene.frame_set(scene.frame_current)  # the pose as the track makes it
     before = _rig_state(rig)
     result = fbx_export.write_fbx(scene, str(tmp_path / "nla.fbx"), FrameRange(1, 25, 2))
     assert _rig_state(rig) == before and len(anim.nla_tracks) == 1 and anim.action is None
+    assert (anim.action_blend_type, anim.action_influence) == blending
     assert len(result.helpers) == 5 and result.error.relative < 1e-5
+
+
+def test_an_action_blended_over_nla_tracks_is_listed_for_bones_and_exact_for_objects(rig_scene, tmp_path):
+    """An active action blended Add at half influence over an NLA track: an object's
+    helper keys replace it for the export (exact); a rig's helper keys would sit in that
+    blended action, so its sheared bones are listed, not silently wrong (they were 2
+    units off)."""
+    scene = rig_scene
+    rig = scene.objects["Rig"]
+    bpy.ops.object.mode_set(mode="OBJECT")
+    parent = bpy.data.objects.new("Parent", None)
+    scene.collection.objects.link(parent)
+    parent.rotation_euler, parent.scale = (0.0, 0.0, 0.6), (3.0, 1.0, 1.0)
+    bpy.context.view_layer.update()
+    child = bpy.data.objects.new("Child", None)
+    scene.collection.objects.link(child)
+    child.parent, child.matrix_parent_inverse = parent, parent.matrix_world.inverted()
+    for owner, key in ((child, lambda f: child.keyframe_insert("location", frame=f)), (rig, None)):
+        anim = owner.animation_data_create()
+        below = bpy.data.actions.new(f"{owner.name} below")
+        active = anim.action
+        anim.action = below
+        target = owner if key else rig.pose.bones["Root"]
+        target.location = (0.0, 0.2, 0.5)
+        target.keyframe_insert("location", frame=1)
+        anim.nla_tracks.new().strips.new("below", 1, below)
+        anim.action = active
+        if key:
+            for frame, x in ((1, 1.0), (25, -1.0)):
+                child.location = (x, 0.5, 0.0)
+                key(frame)
+        if hasattr(anim, "action_slot") and anim.action.slots:
+            anim.action_slot = anim.action.slots[0]
+        anim.action_blend_type, anim.action_influence = "ADD", 0.5
+    scene.frame_set(7)
+    before, rig_before = _state(scene), _rig_state(rig)
+    result = fbx_export.write_fbx(scene, str(tmp_path / "blend.fbx"), FrameRange(1, 25, 3), again=False)
+    assert _state(scene) == before and _rig_state(rig) == rig_before
+    assert all(
+        (o.animation_data.action_blend_type, o.animation_data.action_influence) == ("ADD", 0.5) for o in (rig, child)
+    )
+    assert result.helpers == ["Child"] and result.error.per_node["Child"] < 1e-5 * 3
+    listed = dict(result.not_corrected)
+    assert len(listed) == 5 and all("blended (Add, influence 0.5) over NLA tracks" in why for why in listed.values())
 
 
 def test_objects_near_the_euler_pole_get_a_turned_helper_and_the_file_is_exact(empty_scene, tmp_path):

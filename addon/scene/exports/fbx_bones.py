@@ -23,7 +23,9 @@ inv(rest_rel) @ target_local`` (Blender's ``pose = parent_pose @ rest_rel @ basi
 Inherit Scale FULL). :func:`restore` puts back the edit bones (parents, connection,
 inheritance), removes the helpers and the temporary action, and restores the action,
 its slot, the constraints, drivers, rotation modes and channel values, the active
-object and its mode. Vertex groups keep the bone's name: skinned meshes follow it.
+object and its mode. Over NLA tracks with no active action the temporary action is set
+to Replace at full influence for the export; an armature whose active action is blended
+over its tracks is not edited (:func:`editable`: the keys would be blended too). Vertex groups keep the bone's name: skinned meshes follow it.
 
 Shapes: ``(T, K, 4, 4)`` local matrices (armature space relative to the parent bone,
 or to the armature for root bones), time first; quaternions ``(w, x, y, z)``.
@@ -39,7 +41,7 @@ import numpy as np
 from .... import core
 from ...model.exports.animated_split import continuous_quaternions
 from ...model.exports.euler_pole import turned
-from ..edits.editing import as_np
+from ..edits.editing import as_np, put_back, set_saved
 
 _TRANSFORMS = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle", "scale")
 _KEYED = {"location": "translation", "rotation_quaternion": "rotation", "scale": "scale"}  #: pose channel -> TRS field
@@ -67,7 +69,7 @@ class _Armature(NamedTuple):
     action: object  #: the user's action (or None)
     slot: object  #: the user's action slot (Blender 4.4+; else None)
     temp: list  #: the temporary action, once made
-    muted: list  #: (constraint or driver F-curve, its mute before)
+    changed: list  #: what :func:`..edits.editing.set_saved` changed (constraints, drivers, blending)
 
 
 class BoneEdits(NamedTuple):
@@ -84,6 +86,17 @@ def editable(obj, view_layer) -> str:
         return "armature data linked or shared: left as it is"
     if view_layer.objects.get(obj.name) is None or not obj.visible_get(view_layer=view_layer):
         return "armature hidden or not in the view layer: left as it is"
+    anim = obj.animation_data
+    if (
+        anim is not None
+        and anim.action is not None
+        and any(not track.mute for track in anim.nla_tracks)
+        and (anim.action_blend_type != "REPLACE" or anim.action_influence < 1.0)
+    ):
+        return (
+            f"its active action is blended ({anim.action_blend_type.title()}, influence {anim.action_influence:g}) "
+            "over NLA tracks, so helper keys in it would be blended too: left as it is"
+        )
     return ""
 
 
@@ -277,17 +290,18 @@ def apply(scene, per_armature: dict, frames: list[int], outer: core.TRS, inner: 
                     curves.remove(fc)
             for fc in anim.drivers:
                 if fc.data_path in paths:
-                    record.muted.append((fc, fc.mute))
-                    fc.mute = True
+                    set_saved(record.changed, fc, "mute", True)
             for s in saved:
                 for con in rig.pose.bones[s.name].constraints:
-                    record.muted.append((con, con.mute))
-                    con.mute = True
+                    set_saved(record.changed, con, "mute", True)
+            nla = any(not track.mute for track in anim.nla_tracks)
+            if nla and action is None:  # the keys replace what the tracks give (editable() refuses a blended action)
+                set_saved(record.changed, anim, "action_blend_type", "REPLACE")
+                set_saved(record.changed, anim, "action_influence", 1.0)
             cols = [k for _b, k in bones]
             basis_h, basis_b = _basis(
                 arm, list(zip(helpers, [b for b, _k in bones], strict=True)), outer[:, cols], inner[:, cols]
             )
-            nla = any(not track.mute for track in anim.nla_tracks)
             every = frozenset(b for b, _k in bones) if nla else frozenset()
             names = [*helpers, *(b for b, _k in bones)]
             both = {
@@ -357,8 +371,7 @@ def restore(edits: BoneEdits) -> None:
     for record in reversed(edits.armatures):
         rig = record.obj
         anim = rig.animation_data  # type: ignore[attr-defined]
-        for thing, mute in reversed(record.muted):
-            thing.mute = mute
+        put_back(record.changed)
         if anim is not None and record.temp:
             anim.action = record.action
             if record.slot is not None and getattr(anim, "action_slot", None) != record.slot:

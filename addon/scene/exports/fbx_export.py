@@ -44,7 +44,16 @@ from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with
 from ...model.thresholds import DEFAULT, Thresholds
 from ..blender_output import run_exporter
-from ..edits.editing import DEFORMABLE, DEFORMING_PARENTS, Parenting, as_np, parent_matrix, to_blender
+from ..edits.editing import (
+    DEFORMABLE,
+    DEFORMING_PARENTS,
+    Parenting,
+    as_np,
+    parent_matrix,
+    put_back,
+    set_saved,
+    to_blender,
+)
 from ..frames import read_frames, timeline_range
 from . import fbx_bones
 from .gltf_hook import THROUGH_JOINTS, engine_ignored
@@ -68,7 +77,7 @@ class _Edit(NamedTuple):
     action: object
     had_anim: bool
     channels: tuple  #: the values of :data:`_CHANNELS` (the delta transforms included) before
-    muted: list  #: (constraint or driver F-curve, its mute before)
+    changed: list  #: what :func:`..edits.editing.set_saved` changed (constraints, drivers, blending)
 
 
 #: The transform channels an edit changes and puts back: the keyed ones, the other
@@ -115,9 +124,9 @@ def _apply(scene, series, frames, split: list[int], outer: core.TRS, inner: core
             had = obj.animation_data is not None
             channels = tuple(tuple(getattr(obj, name)) for name in _CHANNELS)
             action = had and obj.animation_data.action
-            muted: list = []
-            edits.append(_Edit(obj, helper, Parenting.save(obj), obj.rotation_mode, action, had, channels, muted))
-            _mute_transform(obj, muted)
+            changed: list = []
+            edits.append(_Edit(obj, helper, Parenting.save(obj), obj.rotation_mode, action, had, channels, changed))
+            _mute_transform(obj, changed)
             _link_beside(scene, obj, helper)
             if obj.parent is not None:
                 helper.matrix_parent_inverse = to_blender(np.linalg.inv(parent_matrix(obj)) @ parent_world)
@@ -125,6 +134,10 @@ def _apply(scene, series, frames, split: list[int], outer: core.TRS, inner: core
             obj.matrix_parent_inverse = to_blender(np.eye(4))
             if obj.animation_data:
                 obj.animation_data.action = None
+                # the keys replace whatever the NLA tracks below give (an active action
+                # blended Add at half influence over a track put the object 3 units off)
+                set_saved(changed, obj.animation_data, "action_blend_type", "REPLACE")
+                set_saved(changed, obj.animation_data, "action_influence", 1.0)
             _key(helper, frames, outer[:, k])
             _key(obj, frames, inner[:, k])
     except BaseException:
@@ -133,19 +146,17 @@ def _apply(scene, series, frames, split: list[int], outer: core.TRS, inner: core
     return edits
 
 
-def _mute_transform(obj, muted: list) -> None:
+def _mute_transform(obj, changed: list) -> None:
     """For the length of the export: mute ``obj``'s constraints and the drivers of its
     transform channels, and zero its delta transforms, so that its keys (Blender's
     evaluated result, constraints and drivers included) are its transform; what was
-    muted is appended to ``muted`` as ``(thing, mute before)``."""
+    changed is recorded in ``changed`` (:func:`..edits.editing.set_saved`)."""
     for con in obj.constraints:
-        muted.append((con, con.mute))
-        con.mute = True
+        set_saved(changed, con, "mute", True)
     if obj.animation_data is not None:
         for fc in obj.animation_data.drivers:
             if fc.data_path in _CHANNELS:
-                muted.append((fc, fc.mute))
-                fc.mute = True
+                set_saved(changed, fc, "mute", True)
     for name, value in _NO_DELTA.items():
         setattr(obj, name, value)
 
@@ -172,8 +183,7 @@ def _undo(edits: list[_Edit]) -> None:
         if new_action is not None and new_action != e.action:
             bpy.data.actions.remove(new_action)
         e.parenting.restore()
-        for thing, mute in reversed(e.muted):
-            thing.mute = mute
+        put_back(e.changed)
         obj.rotation_mode = e.rotation_mode  # type: ignore[attr-defined]
         for name, value in zip(_CHANNELS, e.channels, strict=True):
             setattr(obj, name, value)
