@@ -11,19 +11,9 @@ import numpy as np
 
 from ..model.inspection import non_finite
 from ..model.nodes import Nodes
+from .edits.editing import OBJECT_CHANNELS
 
-_OBJECT_PROPERTIES = (
-    "location",
-    "rotation_euler",
-    "rotation_quaternion",
-    "rotation_axis_angle",
-    "scale",
-    "delta_location",
-    "delta_rotation_euler",
-    "delta_rotation_quaternion",
-    "delta_scale",
-    "matrix_parent_inverse",
-)
+_OBJECT_PROPERTIES = (*OBJECT_CHANNELS, "matrix_parent_inverse")
 _BONE_PROPERTIES = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale")
 
 

@@ -12,6 +12,18 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
+#: An object's transform channels: its own, every rotation mode's, and the delta transforms.
+OBJECT_CHANNELS = (
+    "location",
+    "rotation_euler",
+    "rotation_quaternion",
+    "rotation_axis_angle",
+    "scale",
+    "delta_location",
+    "delta_rotation_euler",
+    "delta_rotation_quaternion",
+    "delta_scale",
+)
 #: Parent types through which the parent deforms the child's geometry.
 DEFORMING_PARENTS = {"ARMATURE", "LATTICE"}
 #: Object types whose geometry a deforming parent changes.

@@ -47,6 +47,7 @@ from ..blender_output import run_exporter
 from ..edits.editing import (
     DEFORMABLE,
     DEFORMING_PARENTS,
+    OBJECT_CHANNELS,
     Parenting,
     as_np,
     parent_matrix,
@@ -83,17 +84,7 @@ class _Edit(NamedTuple):
 #: The transform channels an edit changes and puts back: the keyed ones, the other
 #: rotation modes, and the delta transforms (zeroed for the export: Blender applies them
 #: on top of the keys).
-_CHANNELS = (
-    "location",
-    "rotation_euler",
-    "rotation_quaternion",
-    "rotation_axis_angle",
-    "scale",
-    "delta_location",
-    "delta_rotation_euler",
-    "delta_rotation_quaternion",
-    "delta_scale",
-)
+_CHANNELS = OBJECT_CHANNELS
 _NO_DELTA = {
     "delta_location": (0.0, 0.0, 0.0),
     "delta_rotation_euler": (0.0, 0.0, 0.0),
