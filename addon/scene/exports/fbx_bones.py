@@ -25,7 +25,8 @@ inheritance), removes the helpers and the temporary action, and restores the act
 its slot, the constraints, drivers, rotation modes and channel values, the active
 object and its mode. Over NLA tracks with no active action the temporary action is set
 to Replace at full influence for the export; an armature whose active action is blended
-over its tracks is not edited (:func:`editable`: the keys would be blended too). Vertex groups keep the bone's name: skinned meshes follow it.
+over its tracks is not edited (:func:`editable`: the keys would be blended too). Vertex
+groups keep the bone's name: skinned meshes follow it.
 
 Shapes: ``(T, K, 4, 4)`` local matrices (armature space relative to the parent bone,
 or to the armature for root bones), time first; quaternions ``(w, x, y, z)``.

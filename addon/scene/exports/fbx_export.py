@@ -18,11 +18,17 @@ gets a still helper empty turned by such a rotation ``C``; the object keeps its 
 animation and only its parenting changes (``matrix_parent_inverse`` turned by ``C.T``:
 the same world matrix), then is restored (``FbxResult.pole_helpers``).
 
-Not corrected (listed by name): objects with constraints or linked data, bones of
-linked, shared or hidden armatures, and bones whose constraints read a bone that gets a
-helper (a target, or an IK chain through it: the copy rebuilds that bone from a helper
-and keys, so the constraint computes something else there; the read-back shows by how
-much, and the command exits 1 when it is over the tolerance).
+An object that gets a helper keeps its constraints and transform drivers muted and its
+delta transforms zeroed for the export (its keys hold Blender's evaluated result), and
+its keys replace what NLA tracks give (Replace at full influence); all put back.
+
+Not corrected (listed by name): linked objects and rigid bodies, bones of linked, shared
+or hidden armatures or of armatures whose active action is blended over NLA tracks,
+and objects and bones whose constraints read a node that gets a helper in a local space
+(or run an IK chain through a bone that gets one: the copy rebuilds that node from a
+helper and keys, so the constraint computes something else there; the read-back shows
+by how much, and the command exits 1 when it is over the tolerance). Collection
+instances are written by Blender's exporter as they are (``FbxResult.not_checked``).
 """
 
 from __future__ import annotations
