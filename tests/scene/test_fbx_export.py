@@ -550,3 +550,41 @@ def test_objects_with_constraints_drivers_and_deltas_are_exact(empty_scene, tmp_
     assert "reads 'Tracked' in local space" in result.not_corrected[0][1]
     per_node = result.error.per_node
     assert max(per_node[n] for n in ("Parent", "Delta", "Tracked", "Target")) < 1e-5 * 3, per_node
+
+
+def test_a_library_override_rig_is_listed_not_edited(empty_scene, tmp_path):
+    """A character linked from a library and overridden (the studio case): Blender allows
+    no edit mode on an override, so its sheared bones are listed with that reason, the
+    file read back shows what they cost, and the scene is left as it was."""
+    rig = export_scenes.inherit_scale_rig(empty_scene)
+    rig.animation_data_clear()
+    char = bpy.data.collections.new("Char")
+    empty_scene.collection.children.link(char)
+    for obj in list(empty_scene.collection.objects):
+        empty_scene.collection.objects.unlink(obj)
+        char.objects.link(obj)
+    library = tmp_path / "char.blend"
+    bpy.data.libraries.write(str(library), {char})
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    with bpy.data.libraries.load(str(library), link=True) as (_src, dst):
+        dst.collections = ["Char"]
+    instance = bpy.data.objects.new("Char", None)
+    instance.instance_type, instance.instance_collection = "COLLECTION", dst.collections[0]
+    scene.collection.objects.link(instance)
+    dst.collections[0].override_hierarchy_create(scene, bpy.context.view_layer, do_fully_editable=True)
+    bpy.data.objects.remove(instance)
+    rig = scene.objects["Rig"]
+    assert rig.override_library is not None
+    bpy.context.view_layer.objects.active = rig
+    root = rig.pose.bones["Root"]
+    for frame, scale in ((1, (1.0, 1.0, 1.0)), (9, (2.5, 1.0, 0.6))):
+        root.scale = scale
+        root.keyframe_insert("scale", frame=frame)
+    scene.frame_set(6)
+    before = _rig_state(rig)
+    result = fbx_export.write_fbx(scene, str(tmp_path / "o.fbx"), FrameRange(1, 9, 1), again=False)
+    assert _rig_state(rig) == before and result.helpers == []
+    listed = dict(result.not_corrected)
+    assert len(listed) == 5 and all("library override" in why for why in listed.values())
+    assert result.error.relative > 1e-3  # what the listed bones cost, shown by the read-back

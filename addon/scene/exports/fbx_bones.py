@@ -81,8 +81,10 @@ class BoneEdits(NamedTuple):
 
 def editable(obj, view_layer) -> str:
     """Why the armature ``obj`` cannot get helper bones ('' when it can)."""
-    if obj.library is not None or getattr(obj, "override_library", None) is not None:
+    if obj.library is not None:
         return "linked armature: left as it is"
+    if getattr(obj, "override_library", None) is not None:
+        return "library override: Blender allows no edit mode on it for the helper bones (glTF is exact): left as it is"
     if obj.data.library is not None or obj.data.users > 1:
         return "armature data linked or shared: left as it is"
     if view_layer.objects.get(obj.name) is None or not obj.visible_get(view_layer=view_layer):
