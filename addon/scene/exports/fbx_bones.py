@@ -93,7 +93,7 @@ def editable(obj, view_layer) -> str:
     if (
         anim is not None
         and anim.action is not None
-        and any(not track.mute for track in anim.nla_tracks)
+        and _tracks_play(anim)
         and (anim.action_blend_type != "REPLACE" or anim.action_influence < 1.0)
     ):
         return (
@@ -101,6 +101,12 @@ def editable(obj, view_layer) -> str:
             "over NLA tracks, so helper keys in it would be blended too: left as it is"
         )
     return ""
+
+
+def _tracks_play(anim) -> bool:
+    """Whether NLA tracks are evaluated beneath ``anim``'s active action (one is unmuted):
+    the rule :func:`editable` refuses a blended action by and :func:`apply` keys by."""
+    return any(not track.mute for track in anim.nla_tracks)
 
 
 def _switch(mode: Any) -> None:
@@ -297,7 +303,7 @@ def apply(scene, per_armature: dict, frames: list[int], outer: core.TRS, inner: 
             for s in saved:
                 for con in rig.pose.bones[s.name].constraints:
                     set_saved(record.changed, con, "mute", True)
-            nla = any(not track.mute for track in anim.nla_tracks)
+            nla = _tracks_play(anim)
             if nla and action is None:  # the keys replace what the tracks give (editable() refuses a blended action)
                 set_saved(record.changed, anim, "action_blend_type", "REPLACE")
                 set_saved(record.changed, anim, "action_influence", 1.0)
