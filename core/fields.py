@@ -46,7 +46,7 @@ import numpy as np
 from .decompose import affine_inverse, affine_pseudo_inverse, decompose, shear_angles
 from .errors import InputError
 from .hierarchy import Hierarchy
-from .rotations import quat_to_matrix
+from .rotations import blender_matrix_to_quat, quat_to_matrix
 
 __all__ = ["FrameFields", "frame_fields", "affine_pseudo_inverse", "MAX_LEVELS"]
 
@@ -214,7 +214,7 @@ def _general(world: np.ndarray, parent_world: np.ndarray | None):
         inv3 = inverse[:, :3, :3]  # (4x4 returned)
         cond = np.sqrt((m3 * m3).sum(axis=(1, 2)) * (inv3 * inv3).sum(axis=(1, 2)))
         cond[none] = np.inf
-    parts = decompose(local)
+    parts = decompose(local, rotation="blender")
     frame = quat_to_matrix(parts.rotation)  # (K, 3, 3): rows of the SoA are its columns
     return (
         np.abs(shear_angles(world)).max(axis=-1),
@@ -262,7 +262,8 @@ def _locals(w: np.ndarray, levels: _Levels, a: int, b: int, cond: np.ndarray):
 
 
 def _decompose(local: np.ndarray):
-    """Gram-Schmidt frames ``(9, M)``, signed scales ``(3, M)``, local shear ``(M,)`` and
+    """The exporters' rotation frames ``(9, M)`` (Blender's rule, as :func:`~.decompose.decompose`
+    with ``rotation="blender"``), signed scales ``(3, M)``, local shear ``(M,)`` and
     ``(M,)`` bool where the closed form does not apply (extreme or nearly parallel columns)."""
     sq = _squares(local)
     odd = ~_ordinary(sq)
@@ -273,12 +274,11 @@ def _decompose(local: np.ndarray):
     u0 = x / np.sqrt(_dot(x, x))
     cos_xy = _dot(y, u0)
     w1 = y - cos_xy * u0
-    w1len = np.sqrt(_dot(w1, w1))
-    odd |= w1len < 0.5
-    frame = np.empty((9, local.shape[1]))
-    frame[0:3] = u0
-    frame[3:6] = w1 / np.where(odd, 1.0, w1len)
-    frame[6:9] = _cross(frame[0:3], frame[3:6])
+    odd |= _dot(w1, w1) < 0.25
+    # Blender's quaternion of the normalised columns (n[m, r, c] as a strided view of the
+    # column rows), as a frame in column rows again.
+    q = blender_matrix_to_quat(n.reshape(3, 3, -1).transpose(2, 1, 0))
+    frame = np.ascontiguousarray(quat_to_matrix(q).transpose(2, 1, 0)).reshape(9, -1)
     # The columns of n are unit vectors (to round-off): their dot products are the cosines.
     shear = _max_abs_arcsin_deg(np.stack((cos_xy, _dot(y, z), _dot(z, x))))
     return frame, scale, shear, odd

@@ -335,7 +335,7 @@ def _analyse_block_general(world, box_min, box_max, hierarchy: core.Hierarchy, t
     world = world.reshape(t_count * n, 4, 4)
     lo, hi = box_min.reshape(t_count * n, 3), box_max.reshape(t_count * n, 3)
     local, singular = local_matrices_of(world, tiled.parents)
-    parts = core.decompose(local)
+    parts = core.decompose(local, rotation="blender")  # what the exporters write
     trs = parts.trs()
     matrix_model = tiled.world_matrices(trs.to_matrix())
     accumulated = tiled.accumulate(trs).to_matrix()
