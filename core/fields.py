@@ -1,6 +1,7 @@
-"""The four numbers a frame-range report needs, for every node at every frame, in flat
-component arithmetic: world shear, local shear, and the corner distance of both engine
-models from the reference.
+"""The numbers a frame-range report needs, for every node at every frame, in flat
+component arithmetic: world shear, local shear, and the corner distance of each engine
+model from the reference (the matrix model, the accumulated model, and the matrix
+model's world made an Unreal ``FTransform``).
 
 :func:`frame_fields` gives per node-frame what :func:`~.analysis.analyze` gives per node
 (``abs(shear_deg).max``, ``abs(local.shear_deg).max``, ``matrix_model_deviation.max_corner``,
@@ -43,6 +44,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import unreal_math
 from .decompose import affine_inverse, affine_pseudo_inverse, decompose, shear_angles
 from .errors import InputError
 from .hierarchy import Hierarchy
@@ -65,6 +67,9 @@ BLOCK = 60_000
 #: Row-major 4x4 indices of the X, Y, Z columns and the translation (the SoA rows).
 _ROWS = np.array([0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11])
 _LOW, _HIGH = 1e-150, 1e150
+#: Scales above this keep Unreal's ``FTransform`` on its component path (a squared axis
+#: length above ``UE_SMALL_NUMBER``).
+_POSITIVE = 1e-4
 #: Parents whose |det| is at most this fraction of their column lengths' product take the
 #: general path (condition numbers above about 1e6).
 _ILL = 1e-6
@@ -86,6 +91,14 @@ class FrameFields(NamedTuple):
     corner_accumulated: np.ndarray
     singular_parent: np.ndarray
     parent_condition: np.ndarray
+    #: ``(T, N)`` the largest box-corner distance of the matrix model's world made an
+    #: Unreal ``FTransform`` (:func:`~.unreal_math.from_linear`: the classic FBX
+    #: importer's world wherever :attr:`positive` holds) from the reference.
+    corner_global_trs: np.ndarray | None = None
+    #: ``(T, N)`` bool: the local's scale and the matrix model's world's scale are all
+    #: above ``1e-4`` and not mirrored: Unreal's component path applies (its importers'
+    #: worlds are then the global TRS and the accumulated model).
+    positive: np.ndarray | None = None
 
 
 class _Levels:
@@ -328,7 +341,7 @@ def _rows(world: np.ndarray, levels: _Levels, out: np.ndarray) -> np.ndarray:
 
 
 def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, nodes=None, mask=None) -> FrameFields:
-    """The report's four numbers for the nodes of ``hierarchy`` at T' frames: ``(T', N')``.
+    """The report's numbers for the nodes of ``hierarchy`` at T' frames: ``(T', N')``.
 
     ``world (T, N, 4, 4)`` the reference world matrices (Blender's), ``box_min, box_max
     (T, N, 3)`` local boxes; ``frames (T',)`` time indices and ``nodes (N',)`` node
@@ -352,8 +365,9 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
     box_min, box_max = np.asarray(box_min, dtype=np.float64), np.asarray(box_max, dtype=np.float64)
     shape = (len(frames), len(nodes))
     per_frame = np.full(len(frames), len(nodes)) if mask is None else _check_mask(mask, shape, hierarchy)
-    numbers = np.empty((5,) + shape) if mask is None else np.full((5,) + shape, np.nan)
-    flags = np.zeros(shape, dtype=bool)
+    numbers = np.empty((6,) + shape) if mask is None else np.full((6,) + shape, np.nan)
+    flags = np.zeros((2,) + shape, dtype=bool)
+    flags[1] = True  # (node-frames outside the mask count as positive)
     # A block of frames at a time through the whole pass (at most BLOCK node-frames, at
     # least one frame), in one buffer reused from block to block (arrays for a whole
     # range would be fresh memory, a page fault per 4 KB).
@@ -362,8 +376,10 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
     scratch = _Scratch(int(np.diff(ends[bounds]).max(initial=0)))
     for f, g in zip(bounds[:-1], bounds[1:], strict=True):
         sub = None if mask is None else mask[f:g]
-        _block_fields(hierarchy, world, box_min, box_max, frames[f:g], nodes, numbers[:, f:g], flags[f:g], scratch, sub)
-    return FrameFields(numbers[0], numbers[1], numbers[2], numbers[3], flags, numbers[4])
+        _block_fields(
+            hierarchy, world, box_min, box_max, frames[f:g], nodes, numbers[:, f:g], flags[:, f:g], scratch, sub
+        )
+    return FrameFields(numbers[0], numbers[1], numbers[2], numbers[3], flags[0], numbers[4], numbers[5], flags[1])
 
 
 def _check_mask(mask, shape: tuple[int, int], hierarchy: Hierarchy) -> np.ndarray:
@@ -394,7 +410,7 @@ class _Scratch:
     """The float64 rows of a block, carved from one buffer allocated once per call:
     ``rows(name, m)`` is a contiguous ``(k, m)`` view (``k`` rows of that name)."""
 
-    _LAYOUT = {"w": 12, "lo": 3, "size": 3, "result": 5, "frame": 9, "scale": 3, "translation": 3, "v": 27}
+    _LAYOUT = {"w": 12, "lo": 3, "size": 3, "result": 6, "frame": 9, "scale": 3, "translation": 3, "v": 27}
 
     def __init__(self, capacity: int):
         self._buffer = np.empty(sum(self._LAYOUT.values()) * capacity)
@@ -419,8 +435,8 @@ def _check_finite(rows: np.ndarray, levels: _Levels, n_all: int, what: str) -> N
 
 def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, numbers, flags, scratch, mask) -> None:
     """:func:`frame_fields` for a block of ``frames (t,)`` (``mask (t, N')`` or None),
-    written into ``numbers (5, t, N')`` and ``flags (t, N')``, its arrays views of
-    ``scratch``."""
+    written into ``numbers (6, t, N')`` and ``flags (2, t, N')`` (singular parent,
+    positive), its arrays views of ``scratch``."""
     levels = _Levels(hierarchy, frames, nodes, world.shape[1], mask)
     order, m = levels.order, len(levels.order)
     w = _rows(world, levels, scratch.rows("w", m))
@@ -431,7 +447,9 @@ def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, 
     _check_finite(lo, levels, world.shape[1], "box_min")
     _check_finite(size, levels, world.shape[1], "box_max")
     size -= lo
-    result = scratch.rows("result", m)  # shear, local shear, corner distance of each model, parent condition
+    # shear, local shear, corner distance of each model, parent condition, global TRS corner
+    result = scratch.rows("result", m)
+    positive = np.empty(m, dtype=bool)
     frame, scale, translation = scratch.rows("frame", m), scratch.rows("scale", m), scratch.rows("translation", m)
     singular = np.zeros(m, dtype=bool)  # set by the general path only (the closed form hands those over)
     # Per node-frame work in chunks of at most CHUNK node-frames (a chunk's temporaries
@@ -465,8 +483,16 @@ def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, 
         diff[0:9] -= w[0:9, a:b]
         np.subtract(v[21:24, a:b], w[9:12, a:b], out=diff[9:12])
         result[3, a:b] = _corner_distance(diff, lo[:, a:b], size[:, a:b])
+        # The matrix model's world as Unreal's FTransform (the classic importer's world).
+        q, s = unreal_math.from_linear(v[0:9, a:b].reshape(3, 3, -1).transpose(2, 1, 0))
+        diff[0:9] = quat_to_matrix(q, s).transpose(2, 1, 0).reshape(9, -1)
+        diff[0:9] -= w[0:9, a:b]
+        np.subtract(v[18:21, a:b], w[9:12, a:b], out=diff[9:12])
+        result[5, a:b] = _corner_distance(diff, lo[:, a:b], size[:, a:b])
+        positive[a:b] = (s > 0.0).all(axis=1) & (scale[:, a:b] > _POSITIVE).all(axis=0)
     numbers.reshape(len(result), -1)[:, levels.out] = result  # (a view: the block's frames are contiguous)
-    flags.reshape(-1)[levels.out] = singular
+    flags[0].reshape(-1)[levels.out] = singular
+    flags[1].reshape(-1)[levels.out] = positive
 
 
 def _patch(idx, world, levels: _Levels, result, frame, scale, translation, singular) -> None:

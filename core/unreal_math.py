@@ -44,6 +44,7 @@ __all__ = [
     "SMALL_NUMBER",
     "KINDA_SMALL_NUMBER",
     "from_matrix",
+    "from_linear",
     "to_matrix",
     "multiply",
     "relative",
@@ -163,15 +164,25 @@ def from_matrix(m) -> Transform:
     """``FTransform(FMatrix)`` of affine matrices ``(N, 4, 4)``: translation, rotation
     (unit, sign as the trace method gives it) and scale (X negative for a mirror)."""
     m = np.asarray(m, dtype=np.float64)
-    m3 = m[:, :3, :3].copy()
+    q, scale = from_linear(m[:, :3, :3], determinant(m) < 0.0)
+    return m[:, :3, 3].copy(), q, scale
+
+
+def from_linear(m3, mirrored=None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`from_matrix`'s rotation ``(N, 4)`` and scale ``(N, 3)`` of 3x3 parts
+    ``(N, 3, 3)`` (any strides); ``mirrored (N,)`` bool: Unreal's determinant is negative
+    (default: the 3x3 determinant's sign, the same for an affine matrix up to the
+    round-off of a singular one)."""
+    m3 = np.array(m3, dtype=np.float64)
     sq = np.einsum("nij,nij->nj", m3, m3)
     big = sq > SMALL_NUMBER
     scale = np.where(big, np.sqrt(np.where(big, sq, 1.0)), 0.0)
+    if mirrored is None:
+        mirrored = np.einsum("ni,ni->n", m3[:, :, 0], np.cross(m3[:, :, 1], m3[:, :, 2])) < 0.0
     m3 = np.where(big[:, None, :], m3 / np.where(big, scale, 1.0)[:, None, :], m3)
-    mirrored = determinant(m) < 0.0
     scale[mirrored, 0] *= -1.0
     m3[mirrored, :, 0] *= -1.0
-    return m[:, :3, 3].copy(), _normalize(matrix_to_quat(m3)), scale
+    return _normalize(matrix_to_quat(m3)), scale
 
 
 def to_matrix(t: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ from hierarchy_inspector import core
 from hierarchy_inspector.addon.model import views
 from hierarchy_inspector.addon.model.advice.actions import advice
 from hierarchy_inspector.addon.model.demo_text import demo_text
+from hierarchy_inspector.addon.model.engines.paths import PATHS
 from hierarchy_inspector.addon.model.errors import SceneDataError
 from hierarchy_inspector.addon.model.explain import explain, shear_cause
 from hierarchy_inspector.addon.model.inspection import inspect
@@ -86,7 +87,9 @@ def test_report_follows_its_schema_and_says_which_thresholds_applied(piston_move
     report = build_report(ins, blender_version="test", file=None, frame=1, fps=24.0)
     validate_report(report)
     assert report["schema"] == SCHEMA
-    assert report["thresholds"] == {"shear_deg": 0.5, "corner": 0.01}
+    assert report["thresholds"] == {"shear_deg": 0.5, "corner": 0.01, "engines": list(PATHS)}
+    by_engine = report["summary"]["flagged_by_engine"]
+    assert set(by_engine) == set(PATHS) and 0 < max(by_engine.values()) <= report["summary"]["flagged"]
     assert [e["name"] for e in report["nodes"]] == ["Root", "A", "B"]
     assert report["summary"]["flagged"] == sum(e["flagged"] for e in report["nodes"]) > 0
     table = report_table(report)

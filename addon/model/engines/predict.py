@@ -55,10 +55,10 @@ def _accumulated(file: ExportedFile, hierarchy: core.Hierarchy) -> np.ndarray:
     return hierarchy.accumulate(file.local).to_matrix()
 
 
-def _interchange(file: ExportedFile, hierarchy: core.Hierarchy) -> np.ndarray:
+def _interchange(file: ExportedFile, hierarchy: core.Hierarchy, globals_=None) -> np.ndarray:
     # As the importer does: each local from the globals (the file's local wherever the
     # parent's global inverts well; below a zero scale Unreal's inverse is the identity).
-    globals_ = _matrix(file, hierarchy)
+    globals_ = _matrix(file, hierarchy) if globals_ is None else globals_
     local_m = globals_.copy()
     has = file.parents >= 0
     local_m[has] = ue.inverse(globals_[file.parents[has]]) @ globals_[has]
@@ -70,8 +70,8 @@ def _interchange(file: ExportedFile, hierarchy: core.Hierarchy) -> np.ndarray:
     return ue.to_matrix(*world)
 
 
-def _unreal_fbx(file: ExportedFile, hierarchy: core.Hierarchy) -> np.ndarray:
-    own = ue.from_matrix(_matrix(file, hierarchy))
+def _unreal_fbx(file: ExportedFile, hierarchy: core.Hierarchy, globals_=None) -> np.ndarray:
+    own = ue.from_matrix(_matrix(file, hierarchy) if globals_ is None else globals_)
     if _simple(own[2]):
         return ue.to_matrix(*own)
 
@@ -86,10 +86,19 @@ def _unreal_fbx(file: ExportedFile, hierarchy: core.Hierarchy) -> np.ndarray:
 _PATH = {MATRIX: _matrix, UNREAL_FBX: _unreal_fbx, UNREAL_INTERCHANGE: _interchange, ACCUMULATED: _accumulated}
 
 
-def engine_worlds(file: ExportedFile, paths=PATHS) -> dict[str, np.ndarray]:
-    """Per path, the world matrix ``(N, 4, 4)`` the engine shows for each Blender node."""
+def engine_worlds(file: ExportedFile, paths=PATHS, globals_=None) -> dict[str, np.ndarray]:
+    """Per path, the world matrix ``(N, 4, 4)`` the engine shows for each Blender node.
+    ``globals_ (F, 4, 4)``: the file's TRS composed as matrices, when the caller has them."""
     hierarchy = core.Hierarchy(file.parents)
-    return {p: _PATH[p](file, hierarchy)[file.node_of] for p in paths}
+    out = {}
+    for p in paths:
+        if p in (UNREAL_FBX, UNREAL_INTERCHANGE):
+            out[p] = _PATH[p](file, hierarchy, globals_)[file.node_of]
+        elif p == MATRIX and globals_ is not None:
+            out[p] = globals_[file.node_of]
+        else:
+            out[p] = _PATH[p](file, hierarchy)[file.node_of]
+    return out
 
 
 def engine_deviations(file: ExportedFile, world, box_min, box_max, paths=PATHS) -> dict[str, core.Deviation]:

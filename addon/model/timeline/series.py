@@ -19,6 +19,9 @@ import numpy as np
 
 from .... import core
 from ....core.fields import MAX_LEVELS
+from ..engines.files import plain_file
+from ..engines.paths import ACCUMULATED, MATRIX, PATHS, UNREAL_FBX, UNREAL_INTERCHANGE
+from ..engines.predict import engine_worlds
 from ..errors import SceneDataError
 from ..inspection import local_matrices_of, worst_first
 from ..nodes import Nodes, node_label
@@ -103,8 +106,9 @@ class OverFrames:
 
     ``shear``: largest |shear angle| of Blender's world matrix (degrees); ``local_shear``:
     of the local matrix an exporter writes (degrees, the shear it drops); ``corner_matrix``,
-    ``corner_accumulated``: largest box-corner distance of the matrix model (glTF, Unity,
-    Godot) and the accumulated model (Unreal, Ogre) from Blender (scene units);
+    ``corner_unreal_fbx``, ``corner_unreal_interchange``, ``corner_accumulated``: largest
+    box-corner distance of each engine path (:data:`CORNER_FIELD`) from Blender, reading
+    Blender's plain export (scene units);
     ``lossy (T, N)`` bool: local shear that is real (above float32 noise) and over the
     threshold, as :attr:`.inspection.Inspection.lossy_local` decides for one frame;
     ``singular_parent (T, N)`` bool: the parent's world has no inverse at that frame (a
@@ -131,23 +135,30 @@ class OverFrames:
     shear = _per_frame("shear")
     local_shear = _per_frame("local_shear")
     corner_matrix = _per_frame("corner_matrix")
+    corner_unreal_fbx = _per_frame("corner_unreal_fbx")
+    corner_unreal_interchange = _per_frame("corner_unreal_interchange")
     corner_accumulated = _per_frame("corner_accumulated")
     lossy = _per_frame("lossy")
     singular_parent = _per_frame("singular_parent")
 
     @cached_property
     def _row_corner(self) -> np.ndarray:
-        return np.maximum(self.rows["corner_matrix"], self.rows["corner_accumulated"])
+        return np.max([self.rows[CORNER_FIELD[p]] for p in self.thresholds.engines], axis=0)
 
     @cached_property
     def _row_flagged(self) -> np.ndarray:
         r, t = self.rows, self.thresholds
-        return (r["shear"] > t.shear_deg) | r["lossy"] | (self._row_corner > t.corner)
+        lossy = r["lossy"] if MATRIX in t.engines else False
+        return (r["shear"] > t.shear_deg) | lossy | (self._row_corner > t.corner)
 
     @cached_property
     def corner(self) -> np.ndarray:
-        """``(T, N)`` the larger corner distance of the two engine models."""
+        """``(T, N)`` the largest corner distance of the engine paths that count."""
         return np.take(self._row_corner, self.source, axis=0)
+
+    def corner_max_of(self, path: str) -> np.ndarray:
+        """``(N,)`` one engine path's largest corner distance over the range."""
+        return self._max(self.rows[CORNER_FIELD[path]])
 
     @cached_property
     def flagged_frames(self) -> np.ndarray:
@@ -195,14 +206,6 @@ class OverFrames:
         return self._max(self.rows["local_shear"])
 
     @cached_property
-    def corner_matrix_max(self) -> np.ndarray:
-        return self._max(self.rows["corner_matrix"])
-
-    @cached_property
-    def corner_accumulated_max(self) -> np.ndarray:
-        return self._max(self.rows["corner_accumulated"])
-
-    @cached_property
     def corner_max(self) -> np.ndarray:
         return self._max(self._row_corner)
 
@@ -219,10 +222,7 @@ class OverFrames:
             "worst_frame": int(self.worst_frame[i]),
             "shear_deg": float(self.shear_max[i]),
             "local_shear_deg": float(self.local_shear_max[i]),
-            "max_corner": {
-                "matrix_model": float(self.corner_matrix_max[i]),
-                "accumulated": float(self.corner_accumulated_max[i]),
-            },
+            "max_corner": {p: float(self.corner_max_of(p)[i]) for p in PATHS},
             "flagged_frames": int(self.flagged_frame_count[i]),
             **({"singular_parent_frames": self.singular_frames(i)} if self.rows["singular_parent"][:, i].any() else {}),
         }
@@ -295,7 +295,23 @@ def _lossy(local_shear: np.ndarray, world_at, parents: np.ndarray, thresholds: T
     return lossy.reshape(local_shear.shape)
 
 
-_FIELDS = ("shear", "local_shear", "corner_matrix", "corner_accumulated", "lossy", "singular_parent")
+_FIELDS = (
+    "shear",
+    "local_shear",
+    "corner_matrix",
+    "corner_unreal_fbx",
+    "corner_unreal_interchange",
+    "corner_accumulated",
+    "lossy",
+    "singular_parent",
+)
+#: The corner-distance field of each engine path.
+CORNER_FIELD = {
+    MATRIX: "corner_matrix",
+    UNREAL_FBX: "corner_unreal_fbx",
+    UNREAL_INTERCHANGE: "corner_unreal_interchange",
+    ACCUMULATED: "corner_accumulated",
+}
 
 
 def _analyse_block(
@@ -317,14 +333,29 @@ def _analyse_block(
     )
     world_at = lambda t, i: series.world[frames[t], nodes[i]]
     lossy = _lossy(fields.local_shear_deg, world_at, hierarchy.parents, thresholds, fields.parent_condition)
-    return {
+    out = {
         "shear": fields.shear_deg,
         "local_shear": fields.local_shear_deg,
         "corner_matrix": fields.corner_matrix,
+        # Unreal's importers on its component path (positive scales everywhere): the
+        # classic one shows each global as an FTransform, Interchange the accumulated model.
+        "corner_unreal_fbx": fields.corner_global_trs,
+        "corner_unreal_interchange": fields.corner_accumulated.copy(),
         "corner_accumulated": fields.corner_accumulated,
         "lossy": lossy,
         "singular_parent": fields.singular_parent,
     }
+    # Frames with a mirrored, zero or tiny scale somewhere: Unreal's matrix paths, run
+    # as the single-frame inspection runs them.
+    odd = np.flatnonzero(~fields.positive.all(axis=1))
+    if len(odd):
+        pick = np.ix_(frames[odd], nodes)
+        general = _analyse_block_general(
+            series.world[pick], series.box_min[pick], series.box_max[pick], hierarchy, thresholds
+        )
+        for k in ("corner_unreal_fbx", "corner_unreal_interchange"):
+            out[k][odd] = general[k]
+    return out
 
 
 def _analyse_block_general(world, box_min, box_max, hierarchy: core.Hierarchy, thresholds: Thresholds) -> dict:
@@ -338,12 +369,15 @@ def _analyse_block_general(world, box_min, box_max, hierarchy: core.Hierarchy, t
     parts = core.decompose(local, rotation="blender")  # what the exporters write
     trs = parts.trs()
     matrix_model = tiled.world_matrices(trs.to_matrix())
+    unreal = engine_worlds(plain_file(tiled.parents, trs), (UNREAL_FBX, UNREAL_INTERCHANGE), globals_=matrix_model)
     accumulated = tiled.accumulate(trs).to_matrix()
     local_shear = np.abs(parts.shear_deg).max(axis=-1)
     values = {
         "shear": np.abs(core.shear_angles(world)).max(axis=-1),
         "local_shear": local_shear,
         "corner_matrix": core.box_corner_distance(world, matrix_model, lo, hi),
+        "corner_unreal_fbx": core.box_corner_distance(world, unreal[UNREAL_FBX], lo, hi),
+        "corner_unreal_interchange": core.box_corner_distance(world, unreal[UNREAL_INTERCHANGE], lo, hi),
         "corner_accumulated": core.box_corner_distance(world, accumulated, lo, hi),
     }
     out = {k: v.reshape(t_count, n) for k, v in values.items()}
