@@ -9,6 +9,7 @@ import os
 
 import bpy
 
+from ..model.engines.paths import paths_of
 from ..model.errors import UsageError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
 from ..model.exports.fix_plans import bake_plan
@@ -37,7 +38,8 @@ STDOUT = "-"
 def thresholds_of(args) -> Thresholds:
     """The thresholds given on the command line, or :class:`UsageError` naming the bad one."""
     try:
-        return Thresholds(shear_deg=args.shear_threshold, corner=args.corner_threshold)
+        engines = paths_of(getattr(args, "engine", None))
+        return Thresholds(shear_deg=args.shear_threshold, corner=args.corner_threshold, engines=engines)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 

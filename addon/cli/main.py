@@ -19,6 +19,7 @@ import time
 import traceback
 from collections.abc import Iterator
 
+from ..model.engines.paths import ENGINE_PATH
 from ..model.errors import InspectorError, UsageError
 from ..model.frames import parse_frame
 from ..model.thresholds import DEFAULT, parse_threshold
@@ -176,6 +177,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.add_argument(
         "--chart", metavar="OUT.png", help="with --frames: shear and corner deviation over time of the worst nodes"
+    )
+    report.add_argument(
+        "--engine",
+        action="append",
+        choices=tuple(ENGINE_PATH),
+        help="only this engine's path decides 'flagged' and exit 1 (repeatable; default: every path): gltf, unity, "
+        "godot (the file's TRS composed as matrices), unreal (the classic FBX importer), unreal-interchange "
+        "(Interchange, Preserve Local Transform), ogre (TRS accumulated)",
     )
     report.add_argument("--dynamics", action="store_true", help="add velocities, accelerations and inertial terms")
     report.add_argument("--object", help="only this object's chain and everything below it")

@@ -95,16 +95,32 @@ class Inspection:
         return plain_file(self.nodes.parents, self.analysis.local.trs())
 
     @cached_property
+    def engine_worlds(self) -> dict[str, np.ndarray]:
+        """Per engine path, the world matrices ``(N, 4, 4)`` that engine shows when it
+        reads Blender's plain export."""
+        a = self.analysis
+        out = {MATRIX: a.world_matrix_model, ACCUMULATED: a.accumulated_matrix}
+        out.update(engine_worlds(self.plain_file, (UNREAL_FBX, UNREAL_INTERCHANGE), globals_=a.world_matrix_model))
+        return {p: out[p] for p in PATHS}
+
+    @cached_property
     def deviations(self) -> dict[str, core.Deviation]:
         """Per engine path (:data:`.engines.paths.PATHS`), how far that engine puts each
         node when it reads Blender's plain export: origin distance, axes' turn and the
         largest box-corner distance ``(N,)`` each (scene units, degrees)."""
         a, nodes = self.analysis, self.nodes
         out = {MATRIX: a.matrix_model_deviation, ACCUMULATED: a.accumulated_deviation}
-        worlds = engine_worlds(self.plain_file, (UNREAL_FBX, UNREAL_INTERCHANGE), globals_=a.world_matrix_model)
-        for path, world in worlds.items():
-            out[path] = core.deviation(nodes.world, world, nodes.box_min, nodes.box_max)
+        for path in (UNREAL_FBX, UNREAL_INTERCHANGE):
+            out[path] = core.deviation(nodes.world, self.engine_worlds[path], nodes.box_min, nodes.box_max)
         return {p: out[p] for p in PATHS}
+
+    def worst_path(self) -> list[str]:
+        """Per node, the engine path that counts and puts it furthest off."""
+        paths = self.thresholds.engines
+        if not len(self.nodes):
+            return []
+        pick = np.argmax([self.corner(p) for p in paths], axis=0)
+        return [paths[k] for k in pick.tolist()]
 
     def corner(self, path: str) -> np.ndarray:
         """``(N,)`` largest corner distance of one engine path from Blender."""

@@ -85,7 +85,7 @@ def node_entry(inspection: Inspection, i: int) -> dict:
 
 def _advice_entry(nodes, item: Advice) -> dict:
     return {
-        "engines": item.engines,
+        "engines": list(item.paths),
         "action": item.action,
         "target": nodes.name(item.target),
         "target_armature": nodes.armature(item.target),

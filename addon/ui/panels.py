@@ -125,6 +125,9 @@ class HI_PT_inspector(SidebarPanel, bpy.types.Panel):
         box = layout.box()
         box.label(text="Chain (root to active): shear, corners", icon="OUTLINER")
         draw_chain(box, context, ins, view.chain, focus)
+        prefs = settings.addon_preferences(context)
+        if prefs is not None:
+            layout.prop(prefs, "engine", text="")
         layout.label(text=fit.fit_start(context, ins.nodes.label(focus), fit.region_px(context)), icon="PINNED")
         draw_section(layout, context, deviation_section(ins, focus, units, live.export_residual(view)))
         for warning in explain(ins, focus, units):

@@ -60,3 +60,16 @@ def exact_file(parents: np.ndarray, local_matrices: np.ndarray, plain: core.TRS,
     s = np.concatenate((plain.scale, outer.scale))
     t[which], q[which], s[which] = inner.translation, inner.rotation, inner.scale
     return ExportedFile(file_parents, core.TRS._trusted(t, q, s), np.arange(n), len(which))
+
+
+def read_back_file(parents: np.ndarray, globals_: np.ndarray) -> ExportedFile:
+    """A file as an independent reader gives it back (ufbx, pygltflib): its hierarchy
+    ``parents (F,)`` and each node's global ``(F, 4, 4)``. The locals are ``inverse(parent
+    global) @ global`` decomposed (a file's nodes hold no shear, so the rotation rule does
+    not matter); ``node_of`` is every file node in order."""
+    parents = np.asarray(parents, dtype=np.int64)
+    g = np.asarray(globals_, dtype=np.float64)
+    local = g.copy()
+    has = parents >= 0
+    local[has] = core.affine_inverse(g[parents[has]])[0] @ g[has]
+    return ExportedFile(parents, core.decompose(local, rotation="blender").trs(), np.arange(len(parents)))
