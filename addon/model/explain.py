@@ -23,7 +23,6 @@ def explain(inspection: Inspection, i: int, units: Units = PLAIN) -> list[str]:
     """Plain-language warnings for node ``i``: what is wrong and why (lengths in
     ``units``). What to do is :func:`.advice.actions.advice`'s (per engine family)."""
     nodes, a = inspection.nodes, inspection.analysis
-    limits = inspection.thresholds
     name = nodes.label(i)
     out: list[str] = []
     if nodes.notes[i]:
