@@ -9,7 +9,7 @@ import os
 
 import bpy
 
-from ..model.engines.paths import paths_of
+from ..model.engines.paths import LABEL, paths_of
 from ..model.errors import UsageError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
 from ..model.exports.fix_plans import bake_plan
@@ -38,7 +38,8 @@ STDOUT = "-"
 def thresholds_of(args) -> Thresholds:
     """The thresholds given on the command line, or :class:`UsageError` naming the bad one."""
     try:
-        engines = paths_of(getattr(args, "engine", None))
+        engine = getattr(args, "engine", None)
+        engines = paths_of([engine] if isinstance(engine, str) else engine)
         return Thresholds(shear_deg=args.shear_threshold, corner=args.corner_threshold, engines=engines)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
@@ -195,6 +196,12 @@ def cmd_report(args) -> int:
         if worst > args.fail_on_shear:
             say(f"shear {worst:.3f} deg exceeds --fail-on-shear {args.fail_on_shear:g}")
             return EXIT_THRESHOLD
+    if getattr(args, "engine", None):  # a gate asked for: the chosen engines' flags decide
+        flagged_range = report.get("frames", {}).get("flagged", 0)
+        if flagged or flagged_range:
+            engines = ", ".join(LABEL[p] for p in report["thresholds"]["engines"])
+            say(f"{max(flagged, flagged_range)} node(s) flagged for {engines} (--engine)")
+            return EXIT_THRESHOLD
     return EXIT_OK
 
 
@@ -206,6 +213,8 @@ def cmd_export(args) -> int:
         raise UsageError(f"--csv is for --target accumulated (the {args.target} file itself holds the transforms)")
     if args.z_up and args.target != "gltf":
         raise UsageError(f"--z-up is for --target gltf (the {args.target} export has no such choice)")
+    if getattr(args, "engine", None) and args.target != "fbx":
+        raise UsageError(f"--engine is for --target fbx (the {args.target} export serves one kind of engine)")
     if args.no_pole_helpers and args.target != "fbx":
         raise UsageError(f"--no-pole-helpers is for --target fbx (the {args.target} file holds no Euler angles)")
     if args.animation is not None and (args.target != "gltf" or args.frames is None):

@@ -183,8 +183,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         choices=tuple(ENGINE_PATH),
         help="only this engine's path decides 'flagged' and exit 1 (repeatable; default: every path): gltf, unity, "
-        "godot (the file's TRS composed as matrices), unreal (the classic FBX importer), unreal-interchange "
-        "(Interchange, Preserve Local Transform), ogre (TRS accumulated)",
+        "godot (the file's TRS composed as matrices); unreal (animated bones: each key from the file's globals, "
+        "the classic importer and Interchange since 5.4); unreal-interchange or unreal-locals (from each node's "
+        "local matrix: objects imported into a level, reference poses, Interchange before 5.4, Preserve Local "
+        "Transform); ogre (the file's TRS accumulated)",
     )
     report.add_argument("--dynamics", action="store_true", help="add velocities, accelerations and inertial terms")
     report.add_argument("--object", help="only this object's chain and everything below it")
@@ -195,6 +197,14 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", required=True, help="OUT.glb for gltf; OUT.fbx for fbx; OUT.json for accumulated")
     export.add_argument("--csv", metavar="OUT", help="accumulated: also write the local TRS as CSV")
     export.add_argument("--z-up", action="store_true", help="gltf: keep Blender's Z-up axes (default: glTF's Y-up)")
+    export.add_argument(
+        "--engine",
+        choices=tuple(ENGINE_PATH),
+        help="fbx: the engine the file is for: unreal-interchange, unreal-locals or ogre write the accumulated FBX "
+        "(each node's local the TRS whose accumulation lands it where Blender shows it: objects imported into an "
+        "Unreal level, reference poses, Preserve Local Transform, Ogre); the others (default) the exact FBX "
+        "(helper nodes where a local holds shear: glTF viewers, Unity, Godot, Unreal's animated bones)",
+    )
     export.add_argument(
         "--no-pole-helpers",
         action="store_true",

@@ -91,7 +91,7 @@ def _engine_lines(inspection: Inspection, i: int, name: str, units: Units) -> li
 _SUBJECT = {
     MATRIX: "glTF viewers, Unity and Godot",
     UNREAL_FBX: "Unreal's FBX importer",
-    UNREAL_INTERCHANGE: "Unreal Interchange",
+    UNREAL_INTERCHANGE: "Unreal (from locals)",
     ACCUMULATED: "Ogre",
 }
 

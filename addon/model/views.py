@@ -82,7 +82,7 @@ def unreal_export_residual(inspection: Inspection) -> np.ndarray:
 
 
 #: The panel's short name of each engine path (rows at the default sidebar width).
-SHORT = {MATRIX: "glTF, Unity", UNREAL_FBX: "Unreal FBX", UNREAL_INTERCHANGE: "Interchange", ACCUMULATED: "Ogre"}
+SHORT = {MATRIX: "glTF, Unity", UNREAL_FBX: "Unreal FBX", UNREAL_INTERCHANGE: "Unreal locals", ACCUMULATED: "Ogre"}
 
 
 def deviation_section(inspection: Inspection, i: int, units: Units = PLAIN, residual=None) -> Section:

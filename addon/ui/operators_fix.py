@@ -15,6 +15,7 @@ from ..model.outputs import check_outputs, json_text, write_all
 from ..scene import live, settings
 from ..scene.edits.bake import bake_residual
 from ..scene.edits.helpers import insert_helpers
+from ..scene.exports.fbx_accumulated import write_fbx_accumulated
 from ..scene.exports.fbx_export import write_fbx
 from ..scene.exports.gltf_animated import write_gltf_frames
 from ..scene.exports.gltf_hook import THROUGH_JOINTS
@@ -229,6 +230,56 @@ class HI_OT_export_fbx(bpy.types.Operator, _FileOperator):
         return {"FINISHED"}
 
 
+class HI_OT_export_fbx_accumulated(bpy.types.Operator, _FileOperator):
+    """Export FBX whose locals are the accumulated TRS (for Unreal importing objects into a
+    level, reference poses, Preserve Local Transform, and Ogre), through an export-ready
+    copy over the scene's frame range, then read it back, accumulate it as those engines do
+    and report how far it is; the skew of Blender's own worlds is what remains"""
+
+    bl_idname = "hierarchy_inspector.export_fbx_accumulated"
+    bl_label = "Export FBX (accumulated)"
+    bl_options = {"REGISTER"}  # the scene is as before afterwards: no undo step to add
+
+    filename_ext = ".fbx"
+    filter_glob: StringProperty(default="*.fbx", options={"HIDDEN"})  # type: ignore[valid-type]
+    animation: BoolProperty(  # type: ignore[valid-type]
+        name="Animation",
+        description="Bake every frame of the scene's frame range (off: the current frame's pose)",
+        default=True,
+    )
+
+    @classmethod
+    def poll(cls, context):
+        return _object_mode(cls, context)
+
+    def execute(self, context):
+        scene = context.scene
+        frame_range = FrameRange(scene.frame_start, scene.frame_end, scene.frame_step) if self.animation else None
+        try:
+            check_outputs({"the export": self.path}, _open_file())
+            result = write_fbx_accumulated(scene, self.path, frame_range)
+        except (InspectorError, OSError, RuntimeError) as exc:
+            return _failed(self, exc)
+        head = f"Wrote {self.path}: {len(result.frames)} frame(s), {result.corrected} node(s) accumulated"
+        if result.error is None:
+            self.report({"WARNING"}, f"{head}; not read back (ufbx is not installed)")
+            return {"FINISHED"}
+        skewed = sum(1 for v in result.skew.values() if v > CHECK_TOLERANCE)
+        exact = result.error.relative <= CHECK_TOLERANCE and not result.not_corrected
+        self.report(
+            {"INFO"} if exact else {"WARNING"},
+            f"{head}, relative error {result.error.relative:.1e}"
+            + ("" if result.error.relative <= CHECK_TOLERANCE else f" (over {CHECK_TOLERANCE:g})")
+            + (f"; {skewed} keep Blender's own skew" if skewed else "")
+            + (
+                f"; not corrected: {', '.join(label for label, _w in result.not_corrected)}"
+                if result.not_corrected
+                else ""
+            ),
+        )
+        return {"FINISHED"}
+
+
 def draw_export_menu(self, context) -> None:
     """An entry in File > Export: FBX through the export-ready copy."""
     self.layout.operator(HI_OT_export_fbx.bl_idname, text="FBX, shear kept exactly (.fbx)")
@@ -270,6 +321,13 @@ class HI_OT_export_accumulated(bpy.types.Operator, _FileOperator):
         return {"FINISHED"}
 
 
-CLASSES = (HI_OT_insert_helpers, HI_OT_bake_residual, HI_OT_export_gltf, HI_OT_export_fbx, HI_OT_export_accumulated)
+CLASSES = (
+    HI_OT_insert_helpers,
+    HI_OT_bake_residual,
+    HI_OT_export_gltf,
+    HI_OT_export_fbx,
+    HI_OT_export_fbx_accumulated,
+    HI_OT_export_accumulated,
+)
 #: (menu, draw function) pairs that register() appends and unregister() removes.
 MENUS = ((bpy.types.TOPBAR_MT_file_export, draw_export_menu),)

@@ -226,14 +226,17 @@ class HI_PT_fix(SidebarPanel, bpy.types.Panel):
     def draw(self, context):
         layout = self.layout
         col = layout.column(align=True)
-        col.label(text="Matrix engines (glTF, Unity, Godot)")
+        col.label(text="glTF, Unity, Godot; Unreal FBX")
         col.operator("hierarchy_inspector.insert_helpers", icon="EMPTY_AXIS")
         col.operator("hierarchy_inspector.export_gltf", icon="EXPORT")
         col.operator("hierarchy_inspector.export_fbx", icon="EXPORT")
         col = layout.column(align=True)
-        col.label(text="Accumulating engines (Unreal, Ogre)")
-        col.operator("hierarchy_inspector.bake_residual", icon="MOD_MESHDEFORM")
+        col.label(text="Unreal locals, Ogre")
+        col.operator("hierarchy_inspector.export_fbx_accumulated", icon="EXPORT")
         col.operator("hierarchy_inspector.export_accumulated", icon="EXPORT")
+        col = layout.column(align=True)
+        col.label(text="Skew no engine shows")
+        col.operator("hierarchy_inspector.bake_residual", icon="MOD_MESHDEFORM")
 
 
 CLASSES = (HI_PT_inspector, HI_PT_details, HI_PT_overlay, HI_PT_scan, HI_PT_fix)

@@ -61,7 +61,7 @@ def test_panel_sections_of_the_rotated_child(rotated_child):
     first = views.node_sections(ins, 1, Units("METRIC"))[0]
     assert first.title.startswith("Off in engines")
     off = dict(first.rows)
-    assert off["Ogre"] == off["Interchange"] == "1.00 m" and off["Exact glTF/FBX"] == "0 m"
+    assert off["Ogre"] == off["Unreal locals"] == "1.00 m" and off["Exact glTF/FBX"] == "0 m"
     # The classic importer keeps the global without its shear: the corners of the skewed
     # square land off by its skew, with the plain FBX and the exact one alike.
     assert off["Unreal FBX"] == off["Exact FBX, Unreal"] != "0 m"

@@ -59,7 +59,7 @@ COMPOSING = {"FULL", "FIX_SHEAR", ""}
 ENGINE_NAME = {
     MATRIX: GLTF,
     UNREAL_FBX: "Unreal FBX",
-    UNREAL_INTERCHANGE: "Unreal Interchange",
+    UNREAL_INTERCHANGE: "Unreal locals",
     ACCUMULATED: "Ogre",
 }
 #: The export that is right for each path that cannot show a skew (Fix & export's button).

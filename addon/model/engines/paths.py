@@ -4,13 +4,16 @@ Four paths (``docs/engines.md`` cites each engine's source or specification):
 
 - ``matrix_model``: glTF viewers (three.js, Babylon.js), Godot and Unity compose the
   file's local TRS as matrices (glTF 2.0 node transforms; Unity's ``Transform``).
-- ``unreal_fbx``: Unreal's classic FBX importer rebuilds each bone from the file's
-  GLOBAL matrix (the FBX SDK composes the file's TRS as matrices), made an
-  ``FTransform`` (its shear dropped), made relative to its parent's and composed again
-  at run time: each node's world is its file global without the shear.
-- ``unreal_interchange``: Unreal's Interchange importer (and the classic importer with
-  "Preserve Local Transform") takes each node's LOCAL matrix as an ``FTransform`` and
-  Unreal accumulates those at run time (``FTransform`` multiplication).
+- ``unreal_fbx``: Unreal's FBX import of animated bones (the classic importer, and
+  Interchange since Unreal 5.4): each key is ``FTransform(global)`` made relative to
+  ``FTransform(parent global)`` (``GetRelativeTransform``), the globals being the file's
+  TRS composed as matrices, and composed again at run time: each bone's world is its
+  file global without the shear.
+- ``unreal_interchange``: what Unreal builds from each node's LOCAL matrix
+  (``FTransform(parent global^-1 @ global)``), accumulated at run time by ``FTransform``
+  multiplication: object hierarchies imported into a level (both importers), the
+  skeleton's reference pose, Interchange's animation before Unreal 5.4 and the classic
+  importer with "Preserve Local Transform".
 - ``accumulated``: Ogre's ``Node`` (and anything that sets the file's TRS and combines
   translation, rotation and scale separately): the file's local TRS accumulated.
 
@@ -31,16 +34,20 @@ PATHS = (MATRIX, UNREAL_FBX, UNREAL_INTERCHANGE, ACCUMULATED)
 LABEL = {
     MATRIX: "glTF, Unity, Godot",
     UNREAL_FBX: "Unreal FBX",
-    UNREAL_INTERCHANGE: "Unreal Interchange",
+    UNREAL_INTERCHANGE: "Unreal locals",
     ACCUMULATED: "Ogre",
 }
 
 #: What each path stands for, in a sentence (messages, docs, the preference's tooltip).
 DESCRIPTION = {
     MATRIX: "glTF viewers, Godot and Unity: the file's local TRS composed as matrices",
-    UNREAL_FBX: "Unreal's classic FBX importer: each node's file global, its shear dropped",
+    UNREAL_FBX: (
+        "Unreal's FBX import of animated bones (classic importer; Interchange since 5.4): each node's file global "
+        "without its shear"
+    ),
     UNREAL_INTERCHANGE: (
-        "Unreal's Interchange importer and 'Preserve Local Transform': the file's locals as FTransforms, accumulated"
+        "Unreal from each node's local matrix: objects imported into a level, reference poses, Interchange before 5.4 "
+        "and 'Preserve Local Transform'"
     ),
     ACCUMULATED: "Ogre and engines that combine translation, rotation and scale separately: the file's TRS accumulated",
 }
@@ -52,6 +59,7 @@ ENGINE_PATH = {
     "godot": MATRIX,
     "unreal": UNREAL_FBX,
     "unreal-interchange": UNREAL_INTERCHANGE,
+    "unreal-locals": UNREAL_INTERCHANGE,
     "ogre": ACCUMULATED,
 }
 
