@@ -66,7 +66,11 @@ def _interchange(file: ExportedFile, hierarchy: core.Hierarchy, globals_=None) -
     if _simple(local[2]):
         q = local[1] * np.where(local[1][:, :1] < 0.0, -1.0, 1.0)  # (the sign changes nothing)
         return hierarchy.accumulate(core.TRS._trusted(local[0], q, local[2])).to_matrix()
-    world = _levels(hierarchy).fold(local, lambda parent, child: ue.multiply(child, parent))
+
+    def compose(parent, child):
+        return ue.multiply((child[0], child[1], child[2]), (parent[0], parent[1], parent[2]))
+
+    world = _levels(hierarchy).fold(local, compose)
     return ue.to_matrix(*world)
 
 
@@ -76,14 +80,14 @@ def _unreal_fbx(file: ExportedFile, hierarchy: core.Hierarchy, globals_=None) ->
         return ue.to_matrix(*own)
 
     def compose(parent, child):
-        local = ue.relative(child[:3], parent[:3])
-        return (*child[:3], *ue.multiply(local, parent[3:]))
+        local = ue.relative((child[0], child[1], child[2]), (parent[0], parent[1], parent[2]))
+        return (*child[:3], *ue.multiply(local, (parent[3], parent[4], parent[5])))
 
     world = _levels(hierarchy).fold((*own, *own), compose)
     return ue.to_matrix(*world[3:])
 
 
-_PATH = {MATRIX: _matrix, UNREAL_FBX: _unreal_fbx, UNREAL_INTERCHANGE: _interchange, ACCUMULATED: _accumulated}
+_PATH: dict = {MATRIX: _matrix, UNREAL_FBX: _unreal_fbx, UNREAL_INTERCHANGE: _interchange, ACCUMULATED: _accumulated}
 
 
 def engine_worlds(file: ExportedFile, paths=PATHS, globals_=None) -> dict[str, np.ndarray]:
