@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import ExportError
 from ..nodes import node_label
 from .animated_gltf import FrameError
-from .usd_plan import PointError, matrix_error, point_error
+from .usd_plan import JOINT_TOLERANCE, OBJECT_TOLERANCE, POINT_TOLERANCE, PointError, matrix_error, point_error
 
 _BOOT = r"""
 import importlib, importlib.util, sys
@@ -160,6 +160,20 @@ class UsdErrors(NamedTuple):
     points: dict  #: mesh name -> :class:`.usd_plan.PointError`
     missing: list  #: labels of scene nodes the file does not have (not compared)
 
+    def over(self) -> list[str]:
+        """What is over its tolerance, one phrase each (empty: the file is exact)."""
+        out = []
+        if self.objects.relative > OBJECT_TOLERANCE:
+            out.append(f"objects {self.objects.relative:.2e} relative (limit {OBJECT_TOLERANCE:g})")
+        if self.joints.relative > JOINT_TOLERANCE:
+            out.append(f"joints {self.joints.relative:.2e} relative (limit {JOINT_TOLERANCE:g})")
+        for name, p in self.points.items():
+            if p.relative > POINT_TOLERANCE:
+                out.append(f"'{name}' points {p.relative:.2e} of its diagonal (limit {POINT_TOLERANCE:g})")
+            if p.bbone_relative > POINT_TOLERANCE:
+                out.append(f"'{name}' points on B-Bones {p.bbone_relative:.2e} of its diagonal (USD has no B-Bones)")
+        return out
+
 
 def compare(
     read: UsdRead,
@@ -175,9 +189,7 @@ def compare(
     index = {k: i for i, k in enumerate(keys)}
     obj_cols = [k for k, n in enumerate(read.object_names) if (n, "") in index]
     obj_rows = [index[(read.object_names[k], "")] for k in obj_cols]
-    objects = matrix_error(
-        read.object_world[:, obj_cols], world[:, obj_rows], [read.object_names[k] for k in obj_cols]
-    )
+    objects = matrix_error(read.object_world[:, obj_cols], world[:, obj_rows], [read.object_names[k] for k in obj_cols])
     got, want, labels = [], [], []
     for armature, (bones, worlds) in read.joints.items():
         bone_names = [k[1] for k in keys if k[0] == armature and k[1]]
@@ -199,6 +211,6 @@ def compare(
         if placed is not None and placed.shape == np.shape(expected):
             mask = (bbone or {}).get(name, np.zeros(placed.shape[1], dtype=bool))
             point_errors[name] = point_error(placed, expected, mask)
-    seen = set(read.object_names) | set(labels)
+    seen = set(read.object_names) | set(labels) | set(points or {})
     missing = [node_label(*k) for k in keys if (node_label(*k) if k[1] else k[0]) not in seen]
     return UsdErrors(objects, joints, point_errors, missing)

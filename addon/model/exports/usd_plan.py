@@ -75,6 +75,40 @@ def trs_matrix(translation: np.ndarray, rotation: np.ndarray, scale: np.ndarray)
     return out
 
 
+#: The suffix of a helper joint's name (made unique among its siblings with a number).
+HELPER_SUFFIX = "_shear_helper"
+
+
+def helper_tokens(tokens: list[str], old: np.ndarray, helper: np.ndarray) -> list[str]:
+    """New joint paths ``(J2,)``: a helper's element put before each split joint's last
+    element (the joint keeps its name; every joint below it gets the helper in its
+    path). A helper is named after its joint (:data:`HELPER_SUFFIX`, numbered when a
+    sibling has that name)."""
+    taken = set(tokens)
+    helper_name: dict[str, str] = {}  # old path of a split joint -> its helper's element
+    for j in sorted({int(o) for o, h in zip(old, helper, strict=True) if h}):
+        head, _, leaf = tokens[j].rpartition("/")
+        name, k = f"{leaf}{HELPER_SUFFIX}", 1
+        while (f"{head}/{name}" if head else name) in taken:
+            k += 1
+            name = f"{leaf}{HELPER_SUFFIX}{k}"
+        taken.add(f"{head}/{name}" if head else name)
+        helper_name[tokens[j]] = name
+
+    def renamed(path: str) -> str:
+        parts = path.split("/")
+        out: list[str] = []
+        for i, element in enumerate(parts):
+            prefix = "/".join(parts[: i + 1])
+            if prefix in helper_name:
+                out.append(helper_name[prefix])
+            out.append(element)
+        return "/".join(out)
+
+    new = [renamed(t) for t in tokens]
+    return [new[int(o)].rpartition("/")[0] if h else new[int(o)] for o, h in zip(old, helper, strict=True)]
+
+
 def _depths(parents: np.ndarray) -> np.ndarray:
     """``(J,)`` depth of each joint (roots 0) for parents listed before their children:
     one numpy step per level."""
@@ -226,13 +260,25 @@ def matrix_error(read: np.ndarray, expected: np.ndarray, labels: list[str]) -> F
 
 
 class PointError(NamedTuple):
-    """A skinned mesh's points as the file skins them against Blender's evaluated mesh."""
+    """A skinned mesh's points as the file skins them against Blender's evaluated mesh:
+    the vertices a skeleton can carry, and apart the vertices weighted to B-Bones
+    (segments > 1), which USD cannot carry (-1 and 0.0 where there are none)."""
 
-    relative: float  #: largest distance over the mesh's bounding-box diagonal
-    absolute: float  #: largest distance, scene units
+    relative: float  #: largest distance over the mesh's bounding-box diagonal (B-Bone vertices left out)
+    absolute: float  #: that distance, scene units
     vertex: int  #: the worst vertex
-    frame: int  #: the frame (index into the exported frames) where it is worst
-    bbone: bool  #: the worst vertex is weighted to a B-Bone (segments > 1), which USD cannot carry
+    frame: int  #: where it is worst (index into the exported frames)
+    bbone_relative: float  #: the same over the B-Bone vertices
+    bbone_absolute: float
+    bbone_vertex: int
+    bbone_frame: int
+
+
+def _worst(dist: np.ndarray, diag: float) -> tuple[float, float, int, int]:
+    if not dist.size:
+        return 0.0, 0.0, -1, -1
+    t, v = (int(i) for i in np.unravel_index(int(np.argmax(dist)), dist.shape))
+    return float(dist[t, v]) / diag, float(dist[t, v]), v, t
 
 
 def point_error(read: np.ndarray, expected: np.ndarray, bbone: np.ndarray) -> PointError:
@@ -242,8 +288,13 @@ def point_error(read: np.ndarray, expected: np.ndarray, bbone: np.ndarray) -> Po
     expected = np.asarray(expected, dtype=np.float64)
     dist = np.linalg.norm(np.asarray(read, dtype=np.float64) - expected, axis=-1)  # (T, V)
     if not dist.size:
-        return PointError(0.0, 0.0, -1, -1, False)
-    diag = float(np.linalg.norm(expected.max(axis=1) - expected.min(axis=1), axis=-1).max())
-    t, v = (int(i) for i in np.unravel_index(int(np.argmax(dist)), dist.shape))
-    worst = float(dist[t, v])
-    return PointError(worst / max(diag, 1e-12), worst, v, t, bool(np.asarray(bbone)[v]))
+        return PointError(0.0, 0.0, -1, -1, 0.0, 0.0, -1, -1)
+    diag = max(float(np.linalg.norm(expected.max(axis=1) - expected.min(axis=1), axis=-1).max()), 1e-12)
+    mask = np.asarray(bbone, dtype=bool)
+    plain = np.flatnonzero(~mask)
+    on_bbones = np.flatnonzero(mask)
+    rel, absolute, v, t = _worst(dist[:, plain], diag)
+    b_rel, b_abs, bv, bt = _worst(dist[:, on_bbones], diag)
+    return PointError(
+        rel, absolute, int(plain[v]) if v >= 0 else -1, t, b_rel, b_abs, int(on_bbones[bv]) if bv >= 0 else -1, bt
+    )

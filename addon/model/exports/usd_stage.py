@@ -27,11 +27,9 @@ import numpy as np
 from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdSkel, Vt
 
 from ..thresholds import Thresholds
-from .usd_plan import object_locals, objects_to_rewrite, plan_skeleton, static_rest
+from .usd_plan import helper_tokens, object_locals, objects_to_rewrite, plan_skeleton, static_rest
 
 NAME_ATTR = "userProperties:blender:object_name"
-#: The suffix of a helper joint's name (made unique among its siblings with a number).
-HELPER_SUFFIX = "_shear_helper"
 #: The SkelAnimation made for a skeleton that needs one and has none.
 ANIMATION_NAME = "ShearKeptAnimation"
 
@@ -152,7 +150,9 @@ def _keep_frames(stage, frames: np.ndarray) -> None:
 def _fix_objects(stage, scene: Scene, times, thresholds: Thresholds, skinned: set) -> list[str]:
     """Give every object prim whose local needs two TRS a matrix op; returns their names."""
     index = {name: k for k, name in enumerate(scene.object_names)}
-    prims = [(p, n) for p, n in _object_prims(stage) if n in index and n not in scene.skinned and p.GetPath() not in skinned]
+    prims = [
+        (p, n) for p, n in _object_prims(stage) if n in index and n not in scene.skinned and p.GetPath() not in skinned
+    ]
     if not prims:
         return []
     cache = UsdGeom.XformCache()
@@ -208,36 +208,6 @@ def _match_skeleton(skel_prim, scene: Scene):
     return armature, tokens, bones, file_parents, reparented
 
 
-def _helper_tokens(tokens: list[str], old: np.ndarray, helper: np.ndarray) -> list[str]:
-    """New joint paths ``(J2,)``: a helper's element put before each split joint's last
-    element (the joint keeps its name; every joint below it gets the helper in its
-    path). A helper is named after its joint (:data:`HELPER_SUFFIX`, numbered when a
-    sibling has that name)."""
-    taken = set(tokens)
-    helper_name: dict[str, str] = {}  # old path of a split joint -> its helper's element
-    for j in sorted({int(o) for o, h in zip(old, helper, strict=True) if h}):
-        head, _, leaf = tokens[j].rpartition("/")
-        name, k = f"{leaf}{HELPER_SUFFIX}", 1
-        while (f"{head}/{name}" if head else name) in taken:
-            k += 1
-            name = f"{leaf}{HELPER_SUFFIX}{k}"
-        taken.add(f"{head}/{name}" if head else name)
-        helper_name[tokens[j]] = name
-
-    def renamed(path: str) -> str:
-        parts = path.split("/")
-        out: list[str] = []
-        for i, element in enumerate(parts):
-            prefix = "/".join(parts[: i + 1])
-            if prefix in helper_name:
-                out.append(helper_name[prefix])
-            out.append(element)
-        return "/".join(out)
-
-    new = [renamed(t) for t in tokens]
-    return [new[int(o)].rpartition("/")[0] if h else new[int(o)] for o, h in zip(old, helper, strict=True)]
-
-
 def _remap_primvars(prim, old: np.ndarray, joint_count: int) -> None:
     """Per-joint array attributes of the Skeleton prim (Blender's bone lengths) follow
     the new order: a helper takes its joint's value."""
@@ -274,7 +244,7 @@ def _fix_skeleton(stage, skel_prim, scene: Scene, times, thresholds: Thresholds,
                 skel.GetRestTransformsAttr().Set(_to_usd(static_rest(file_parents, reparented, target[0], rest)))
             return {"armature": armature, "helpers": [], "reparented": moved}
     plan = plan_skeleton(file_parents, reparented, target, bind, rest, thresholds)
-    new_tokens = _helper_tokens(tokens, plan.old, plan.helper) if plan.helper.any() else tokens
+    new_tokens = helper_tokens(tokens, plan.old, plan.helper) if plan.helper.any() else tokens
     if anim_prim is None:
         anim_prim = UsdSkel.Animation.Define(stage, skel_prim.GetPath().AppendChild(ANIMATION_NAME)).GetPrim()
         UsdSkel.BindingAPI.Apply(skel_prim).CreateAnimationSourceRel().SetTargets([anim_prim.GetPath()])
@@ -317,7 +287,9 @@ def _animated(anim_prim) -> bool:
 def _remap_skin(targets: list, tokens: list[str], new_tokens: list[str], plan) -> None:
     """The skinned prims' joint indices (or their own ``skel:joints`` order) follow the
     new joint order."""
-    renamed = {tokens[int(o)]: new_tokens[k] for k, (o, h) in enumerate(zip(plan.old, plan.helper, strict=True)) if not h}
+    renamed = {
+        tokens[int(o)]: new_tokens[k] for k, (o, h) in enumerate(zip(plan.old, plan.helper, strict=True)) if not h
+    }
     for prim in targets:
         binding = UsdSkel.BindingAPI(prim)
         own = binding.GetJointsAttr()

@@ -195,9 +195,7 @@ def _write_usd(scene, out, frame_range, thresholds, xform_op_mode, only_deform_b
     finally:
         reader.restore()
     series = reader.series()
-    points = {
-        obj.name: np.stack([reader_scene.points[f][k] for f in frames]) for k, obj in enumerate(meshes) if frames
-    }
+    points = {obj.name: np.stack([reader_scene.points[f][k] for f in frames]) for k, obj in enumerate(meshes) if frames}
     bbone = {obj.name: _bbone_vertices(obj) for obj in meshes}
     request = _request(series, skinned)
     seconds["frames_read"] = time.perf_counter() - t0
