@@ -227,6 +227,7 @@ class HI_PT_fix(SidebarPanel, bpy.types.Panel):
         col.operator("hierarchy_inspector.insert_helpers", icon="EMPTY_AXIS")
         col.operator("hierarchy_inspector.export_gltf", icon="EXPORT")
         col.operator("hierarchy_inspector.export_fbx", icon="EXPORT")
+        col.operator("hierarchy_inspector.export_usd", icon="EXPORT")
         col = layout.column(align=True)
         col.label(text="Accumulating engines (Unreal, Ogre)")
         col.operator("hierarchy_inspector.bake_residual", icon="MOD_MESHDEFORM")

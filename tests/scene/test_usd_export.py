@@ -109,3 +109,30 @@ def test_rigify_squash_and_stretch(rigify_scene, tmp_path, deform_only):
         assert all(label.startswith("rig > DEF-") for label in ours.reparented)
     else:
         assert ours.reparented == []
+
+
+def test_usd_export_operator_and_menu(addon, tmp_path):
+    """The panel's and File > Export's USD: the scene's range, corrected and read back;
+    the scene as before; a bad path refused; the menu entry registered; the only deform
+    bones and xform-op options reach the exporter."""
+    scene = bpy.context.scene
+    export_scenes.sheared_objects(scene)
+    export_scenes.inherit_scale_rig(scene)
+    scene.frame_set(10)
+    before = _state(scene)
+    out = tmp_path / "scene.usda"
+    assert bpy.ops.hierarchy_inspector.export_usd(filepath=str(out), xform_op_mode="TOS") == {"FINISHED"}
+    assert _state(scene) == before
+    text = out.read_text()
+    assert "xformOp:orient" in text and "Child_ALIGNED_shear_helper" in text
+    series = read_frames(scene, list(range(scene.frame_start, scene.frame_end + 1)))
+    read = read_usd(str(out), usd_export._request(series, {"Skin"}))
+    index = {n: k for k, n in enumerate(read.object_names)}
+    for name in ("Skewed", "Tip"):
+        column = series.keys.index((name, ""))
+        err = np.abs(read.object_world[:, index[name]] - series.world[:, column]).max()
+        assert err < 1e-5 * max(1.0, np.abs(series.world).max())
+    with pytest.raises(RuntimeError, match="does not exist"):
+        bpy.ops.hierarchy_inspector.export_usd(filepath=str(tmp_path / "x" / "y.usda"))
+    draws = [getattr(f, "__name__", "") for f in bpy.types.TOPBAR_MT_file_export._dyn_ui_initialize()]
+    assert "draw_export_usd_menu" in draws
