@@ -138,6 +138,13 @@ class SkeletonPlan(NamedTuple):
     file_world: np.ndarray  #: (T, J2, 4, 4) what the file composes (the plan's own emulation)
 
 
+def joints_to_split(parents: np.ndarray, target: np.ndarray, thresholds: Thresholds = DEFAULT) -> np.ndarray:
+    """``(J,)`` the joints whose local (against their file parent ``parents (J,)``, at
+    the targets ``(T, J, 4, 4)``) needs two TRS at some frame."""
+    parent_world, inverse, _singular = parent_inverses(np.asarray(target, dtype=np.float64), parents)
+    return needs_split(inverse @ target, parent_world, thresholds)
+
+
 def plan_skeleton(
     parents: np.ndarray,
     reparented: np.ndarray,
@@ -156,9 +163,8 @@ def plan_skeleton(
     ``(J, 4, 4)``: the file's bindTransforms and restTransforms (column vectors)."""
     parents = np.asarray(parents, dtype=np.int64)
     target = np.asarray(target, dtype=np.float64)
-    t_count, j_count = target.shape[:2]
-    parent_world, inverse, _singular = parent_inverses(target, parents)
-    split = needs_split(inverse @ target, parent_world, thresholds)
+    j_count = target.shape[1]
+    split = joints_to_split(parents, target, thresholds)
     # New order: each split joint preceded by its helper (parents stay before children).
     width = np.where(split, 2, 1)
     remap = np.cumsum(width) - 1  # the joint itself comes last

@@ -27,11 +27,9 @@ import numpy as np
 from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdSkel, Vt
 
 from ..thresholds import Thresholds
-from .usd_plan import helper_tokens, object_locals, objects_to_rewrite, plan_skeleton, static_rest
+from .usd_plan import helper_tokens, joints_to_split, object_locals, objects_to_rewrite, plan_skeleton, static_rest
 
 NAME_ATTR = "userProperties:blender:object_name"
-#: The SkelAnimation made for a skeleton that needs one and has none.
-ANIMATION_NAME = "ShearKeptAnimation"
 
 
 def _to_np(matrices) -> np.ndarray:
@@ -238,16 +236,14 @@ def _fix_skeleton(stage, skel_prim, scene: Scene, times, thresholds: Thresholds,
     sources = binding.GetAnimationSourceRel().GetTargets() if binding.GetAnimationSourceRel() else []
     anim_prim = stage.GetPrimAtPath(sources[0]) if sources else None
     moved = [names[bones[j]] for j in np.flatnonzero(reparented)]
-    if len(times) == 1 and (anim_prim is None or not _animated(anim_prim)):
-        if anim_prim is None:  # Blender wrote the pose into restTransforms (full matrices)
-            if reparented.any():
-                skel.GetRestTransformsAttr().Set(_to_usd(static_rest(file_parents, reparented, target[0], rest)))
-            return {"armature": armature, "helpers": [], "reparented": moved}
+    if anim_prim is None:  # a still pose: Blender wrote it into restTransforms (full matrices, shear kept)
+        if reparented.any():
+            skel.GetRestTransformsAttr().Set(_to_usd(static_rest(file_parents, reparented, target[0], rest)))
+        return {"armature": armature, "path": str(skel_prim.GetPath()), "helpers": [], "reparented": moved}
+    if not reparented.any() and not joints_to_split(file_parents, target, thresholds).any():
+        return {"armature": armature, "path": str(skel_prim.GetPath()), "helpers": [], "reparented": []}
     plan = plan_skeleton(file_parents, reparented, target, bind, rest, thresholds)
     new_tokens = helper_tokens(tokens, plan.old, plan.helper) if plan.helper.any() else tokens
-    if anim_prim is None:
-        anim_prim = UsdSkel.Animation.Define(stage, skel_prim.GetPath().AppendChild(ANIMATION_NAME)).GetPrim()
-        UsdSkel.BindingAPI.Apply(skel_prim).CreateAnimationSourceRel().SetTargets([anim_prim.GetPath()])
     token_array = Vt.TokenArray(new_tokens)
     skel.GetJointsAttr().Set(token_array)
     skel.GetBindTransformsAttr().Set(_to_usd(plan.bind))
@@ -277,11 +273,6 @@ def _fix_skeleton(stage, skel_prim, scene: Scene, times, thresholds: Thresholds,
         "reparented": moved,
         "joints": joints,
     }
-
-
-def _animated(anim_prim) -> bool:
-    anim = UsdSkel.Animation(anim_prim)
-    return any(a and a.GetNumTimeSamples() for a in (anim.GetTranslationsAttr(), anim.GetRotationsAttr()))
 
 
 def _remap_skin(targets: list, tokens: list[str], new_tokens: list[str], plan) -> None:

@@ -28,8 +28,10 @@ from ...model.frames import FrameRange
 from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with
 from ...model.thresholds import DEFAULT, Thresholds
+from ...model.timeline import FrameSeries
 from ..blender_output import run_exporter
-from ..frames import FrameReader
+from ..frames import read_frames
+from ..reading import read_nodes
 from .gltf_hook import engine_ignored
 
 #: The file extensions Blender's USD exporter writes as one file (crate, text, crate).
@@ -53,16 +55,25 @@ def _options(**wanted) -> dict:
 
 
 def export_usd(
-    filepath: str, frame_range: FrameRange | None, *, xform_op_mode: str = "TRS", only_deform_bones: bool = False
+    filepath: str,
+    frame_range: FrameRange | None,
+    *,
+    xform_op_mode: str = "TRS",
+    only_deform_bones: bool = False,
+    on_frame=None,
 ) -> None:
     """Blender's USD exporter: the scene's frames ``frame_range.start .. end`` (every
     frame: the exporter has no step), else the current frame. Objects as the viewport
-    shows them; Blender's names kept on the prims (the read-back matches by them)."""
+    shows them; Blender's names kept on the prims (the read-back matches by them).
+    ``on_frame(scene, depsgraph)``: a ``frame_change_post`` handler for the length of
+    the export (it sees each frame the exporter evaluates, with its depsgraph)."""
     scene = bpy.context.scene
     missing = usd_exporter_missing()
     if missing:
         raise ExportError(f"{missing}: no USD export")
     saved = (scene.frame_start, scene.frame_end, scene.frame_current, scene.frame_subframe)
+    if on_frame is not None:
+        bpy.app.handlers.frame_change_post.append(on_frame)
     try:
         if frame_range is not None:
             scene.frame_start, scene.frame_end = frame_range.start, frame_range.end
@@ -83,14 +94,81 @@ def export_usd(
             ),
         )
     finally:
+        if on_frame is not None:
+            bpy.app.handlers.frame_change_post.remove(on_frame)
         scene.frame_start, scene.frame_end = saved[0], saved[1]
         scene.frame_set(saved[2], subframe=saved[3])
 
 
+class _ExportFrames:
+    """Blender's worlds and skinned meshes' points at every frame the exporter evaluates,
+    read in a ``frame_change_post`` handler from the exporter's own depsgraph while it
+    writes the file (no evaluation pass of our own: Blender's USD exporter evaluates
+    each frame anyway, and an evaluation is most of a frame's cost). The nodes are
+    :func:`..reading.read_nodes`' (objects, then each armature's pose bones); bones are
+    their armature's world times their pose matrices, as the frame reader has them."""
+
+    def __init__(self, scene, frames: list[int], meshes: list):
+        self.objects = list(scene.objects)
+        nodes = read_nodes(self.objects, verify=False)
+        self.keys, self.parents = nodes.keys, nodes.parents
+        self.armatures = [(i, obj, len(obj.pose.bones)) for i, obj in enumerate(self.objects) if _has_bones(obj)]
+        self.meshes = meshes
+        self.wanted = {int(f) for f in frames}
+        self.worlds: dict[int, np.ndarray] = {}
+        self.points: dict[int, list[np.ndarray]] = {}
+
+    def __call__(self, scene, depsgraph=None) -> None:
+        frame = int(scene.frame_current)
+        if depsgraph is None or scene.frame_subframe or frame not in self.wanted:
+            return
+        n_obj = len(self.objects)
+        world = np.empty((len(self.keys), 4, 4))
+        evaluated = [obj.evaluated_get(depsgraph) for obj in self.objects]
+        for i, ev in enumerate(evaluated):
+            world[i] = np.array(ev.matrix_world, dtype=np.float64)
+        at = n_obj
+        for i, _obj, count in self.armatures:
+            buf = np.empty(count * 16, dtype=np.float32)
+            evaluated[i].pose.bones.foreach_get("matrix", buf)
+            pose = buf.reshape(count, 4, 4).transpose(0, 2, 1).astype(np.float64)
+            world[at : at + count] = world[i] @ pose
+            at += count
+        world[:, 3] = (0.0, 0.0, 0.0, 1.0)
+        self.worlds[frame] = world
+        self.points[frame] = [_world_points(obj.evaluated_get(depsgraph)) for obj in self.meshes]
+
+    def series(self, frames: list[int], fps: float) -> FrameSeries | None:
+        """The frames read as a :class:`FrameSeries` (boxes left at zero: the export
+        compares matrices and points), or None when the exporter did not evaluate one
+        of ``frames`` (a still export changes no frame)."""
+        if not all(int(f) in self.worlds for f in frames):
+            return None
+        world = np.stack([self.worlds[int(f)] for f in frames])
+        boxes = np.zeros(world.shape[:2] + (3,))
+        return FrameSeries(
+            np.asarray(frames, dtype=np.int64), list(self.keys), self.parents.copy(), world, boxes, boxes, fps
+        )
+
+
+def _has_bones(obj) -> bool:
+    return obj.type == "ARMATURE" and obj.pose is not None and len(obj.pose.bones) > 0
+
+
+def _world_points(evaluated) -> np.ndarray:
+    """``(V, 3)`` the evaluated mesh's vertices in world space."""
+    mesh = evaluated.to_mesh()
+    co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+    mesh.vertices.foreach_get("co", co)
+    world = np.array(evaluated.matrix_world, dtype=np.float64)
+    evaluated.to_mesh_clear()
+    return co.reshape(-1, 3) @ world[:3, :3].T + world[:3, 3]
+
+
 class _PointsReader:
-    """The scene seen by :class:`..frames.FrameReader`, reading after every frame change
-    the evaluated world points of ``meshes`` into ``points[frame]`` (Blender's bulk
-    reads, no per-vertex Python)."""
+    """The scene seen by :func:`..frames.read_frames`, reading after every frame change
+    the evaluated world points of ``meshes`` into ``points[frame]`` (the frames the
+    exporter's handler did not see: a still export)."""
 
     def __init__(self, scene, meshes: list):
         self._scene = scene
@@ -99,19 +177,10 @@ class _PointsReader:
 
     def frame_set(self, frame, subframe=0.0):
         self._scene.frame_set(frame, subframe=subframe)
-        if subframe or not self._meshes:
+        if subframe:
             return
         depsgraph = bpy.context.evaluated_depsgraph_get()
-        rows = []
-        for obj in self._meshes:
-            evaluated = obj.evaluated_get(depsgraph)
-            mesh = evaluated.to_mesh()
-            co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
-            mesh.vertices.foreach_get("co", co)
-            world = np.array(evaluated.matrix_world, dtype=np.float64)
-            evaluated.to_mesh_clear()
-            rows.append(co.reshape(-1, 3) @ world[:3, :3].T + world[:3, 3])
-        self.points[int(frame)] = rows
+        self.points[int(frame)] = [_world_points(obj.evaluated_get(depsgraph)) for obj in self._meshes]
 
     def __getattr__(self, name):
         return getattr(self._scene, name)
@@ -183,35 +252,36 @@ def write_usd(
 
 def _write_usd(scene, out, frame_range, thresholds, xform_op_mode, only_deform_bones, fix, worker) -> UsdResult:
     seconds: dict[str, float] = {}
-    t0 = time.perf_counter()
     frames = frame_range.frames() if frame_range else [scene.frame_current]
+    fps = scene.render.fps / scene.render.fps_base
     skinned, not_checked = engine_ignored(scene)
     meshes = [o for o in scene.objects if o.name in skinned and o.type == "MESH"]
-    reader_scene = _PointsReader(scene, meshes)
-    reader = FrameReader(reader_scene, frames, objects=scene.objects, unattended=True)
-    try:
-        while not reader.step():
-            pass
-    finally:
-        reader.restore()
-    series = reader.series()
-    points = {obj.name: np.stack([reader_scene.points[f][k] for f in frames]) for k, obj in enumerate(meshes) if frames}
     bbone = {obj.name: _bbone_vertices(obj) for obj in meshes}
-    request = _request(series, skinned)
-    seconds["frames_read"] = time.perf_counter() - t0
+    during = _ExportFrames(scene, frames, meshes) if frame_range is not None else None
     result: dict = {}
 
     def write(tmp: str) -> None:
+        t0 = time.perf_counter()
+        export_usd(tmp, frame_range, xform_op_mode=xform_op_mode, only_deform_bones=only_deform_bones, on_frame=during)
         t1 = time.perf_counter()
-        export_usd(tmp, frame_range, xform_op_mode=xform_op_mode, only_deform_bones=only_deform_bones)
+        seconds["blender_export"] = t1 - t0
+        series = during.series(frames, fps) if during is not None else None
+        if series is None:  # a still export: the frame read here
+            reader = _PointsReader(scene, meshes)
+            series = read_frames(reader, frames, objects=scene.objects)
+            points = reader.points
+        else:
+            points = during.points
+        result["series"] = series
+        result["points"] = {obj.name: np.stack([points[f][k] for f in frames]) for k, obj in enumerate(meshes)}
         t2 = time.perf_counter()
-        seconds["blender_export"] = t2 - t1
-        worker.request(tmp, request, fix=fix, shear_deg=thresholds.shear_deg)
+        seconds["frames_read"] = t2 - t1
+        worker.request(tmp, _request(series, skinned), fix=fix, shear_deg=thresholds.shear_deg)
         result["read"] = worker.result()
         seconds["correct_and_read"] = time.perf_counter() - t2
 
     write_with(out, write)
-    read = result["read"]
+    read, series, points = result["read"], result["series"], result["points"]
     t3 = time.perf_counter()
     errors = compare(read, series.keys, series.world, points, bbone)
     seconds["compare"] = time.perf_counter() - t3
