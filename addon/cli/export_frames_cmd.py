@@ -130,6 +130,7 @@ def _usd(scene, args, frame_range, thresholds: Thresholds) -> int:
             thresholds,
             xform_op_mode=args.xform_op_mode or "TRS",
             only_deform_bones=args.only_deform_bones,
+            again=False,  # one export per process
         )
     lines, over = usd_lines(result, args.out, frame_range)
     for line in lines:

@@ -132,6 +132,10 @@ class UsdWorker:
         finally:
             self._folder.cleanup()
 
+    def waiting(self) -> bool:
+        """True while the process runs and nothing has been requested."""
+        return not self._path and self._proc.poll() is None
+
     def close(self) -> None:
         if self._proc.poll() is None:
             self._proc.kill()
@@ -140,6 +144,28 @@ class UsdWorker:
             if stream is not None:
                 stream.close()
         self._folder.cleanup()
+
+
+_SPARE: list[UsdWorker] = []  #: a worker started after an export, for the next one
+
+
+def start_worker() -> UsdWorker:
+    """A :class:`UsdWorker` starting up (the one :func:`prepare_next` left waiting, if it
+    is still there)."""
+    while _SPARE:
+        worker = _SPARE.pop()
+        if worker.waiting():
+            return worker
+        worker.close()
+    return UsdWorker()
+
+
+def prepare_next() -> None:
+    """Start a worker for the next export now, so that its start-up (Python, numpy,
+    pxr: about 0.4 s) is not part of that export (a Blender session exporting again);
+    it ends by itself with this process."""
+    if not _SPARE and usd_available():
+        _SPARE.append(UsdWorker())
 
 
 def read_usd(path: str, scene: dict, *, fix: bool = False, shear_deg: float = 0.1) -> UsdRead:

@@ -228,13 +228,6 @@ def _animate(target, old, helper, parents, split):
     return translations, rotations, scales, world
 
 
-def object_locals(world: np.ndarray, parent_world: np.ndarray) -> np.ndarray:
-    """Local matrices ``(T, M, 4, 4)`` that put prims at ``world`` under parents at
-    ``parent_world`` (both ``(T, M, 4, 4)``; a parent with no inverse gets the
-    pseudo-inverse of :func:`core.affine_pseudo_inverse`)."""
-    return core.affine_pseudo_inverse(parent_world)[0] @ world
-
-
 def static_rest(parents: np.ndarray, reparented: np.ndarray, target: np.ndarray, rest: np.ndarray) -> np.ndarray:
     """A still skeleton's ``restTransforms`` (Blender writes the pose there, as full
     matrices: shear kept) with the ``reparented (J,)`` joints' entries taken relative to
@@ -248,9 +241,47 @@ def static_rest(parents: np.ndarray, reparented: np.ndarray, target: np.ndarray,
     return out
 
 
-def objects_to_rewrite(local: np.ndarray, parent_world: np.ndarray, thresholds: Thresholds = DEFAULT) -> np.ndarray:
-    """``(M,)`` which prims get a matrix op: their local needs two TRS at some frame."""
-    return needs_split(local, parent_world, thresholds)
+def plan_objects(
+    parents: np.ndarray,
+    world: np.ndarray,
+    outside: np.ndarray,
+    written: np.ndarray,
+    thresholds: Thresholds = DEFAULT,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which object prims get a matrix op, and its value: ``(chosen (M,), local (T, M,
+    4, 4))``.
+
+    ``parents (M,)``: each prim's parent among the M prims (-1: a prim that is no
+    object of the scene, whose world is ``outside (T, M, 4, 4)``, e.g. the root prim);
+    ``world``: Blender's worlds; ``written``: each prim's local as Blender's ops
+    compose it. A depth level at a time, against the parent's world *as the file
+    composes it*: a prim is chosen where its local needs two TRS at some frame, or
+    where Blender's ops put it further from ``world`` than a tenth of
+    :data:`OBJECT_TOLERANCE` (float Euler angles near their pole, errors passed down a
+    chain); a chosen prim's local is ``inv(parent's file world) @ world`` (double
+    precision: the prim lands on Blender's world whatever its parent's rounding)."""
+    parents = np.asarray(parents, dtype=np.int64)
+    t_count, m = world.shape[:2]
+    chosen = np.zeros(m, dtype=bool)
+    local = np.zeros_like(world)
+    file_world = np.empty_like(world)
+    scale = max(1.0, float(np.abs(world).max())) if world.size else 1.0
+    depth = _depths(parents)
+    for d in range(int(depth.max()) + 1 if m else 0):
+        level = np.flatnonzero(depth == d)
+        p = parents[level]
+        inner = (p >= 0)[None, :, None, None]
+        exact_parent = np.where(inner, world[:, np.maximum(p, 0)], outside[:, level])
+        file_parent = np.where(inner, file_world[:, np.maximum(p, 0)], outside[:, level])
+        exact_local = core.affine_pseudo_inverse(exact_parent)[0] @ world[:, level]
+        off = np.abs(file_parent @ written[:, level] - world[:, level]).max(axis=(0, -2, -1))
+        pick = needs_split(exact_local, exact_parent, thresholds) | (off > OBJECT_TOLERANCE / 10 * scale)
+        chosen[level] = pick
+        local[:, level] = core.affine_pseudo_inverse(file_parent)[0] @ world[:, level]
+        file_world[:, level] = np.where(
+            pick[None, :, None, None], file_parent @ local[:, level], file_parent @ written[:, level]
+        )
+    return chosen, local
 
 
 def matrix_error(read: np.ndarray, expected: np.ndarray, labels: list[str]) -> FrameError:

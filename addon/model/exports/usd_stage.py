@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import json
 import sys
+from time import perf_counter
 
 import numpy as np
 from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdSkel, Vt
 
 from ..thresholds import Thresholds
-from .usd_plan import helper_tokens, joints_to_split, object_locals, objects_to_rewrite, plan_skeleton, static_rest
+from .usd_plan import helper_tokens, joints_to_split, plan_objects, plan_skeleton, static_rest
 
 NAME_ATTR = "userProperties:blender:object_name"
 
@@ -146,7 +147,8 @@ def _keep_frames(stage, frames: np.ndarray) -> None:
 
 
 def _fix_objects(stage, scene: Scene, times, thresholds: Thresholds, skinned: set) -> list[str]:
-    """Give every object prim whose local needs two TRS a matrix op; returns their names."""
+    """Give the object prims :func:`.usd_plan.plan_objects` chooses a matrix op; returns
+    their names."""
     index = {name: k for k, name in enumerate(scene.object_names)}
     prims = [
         (p, n) for p, n in _object_prims(stage) if n in index and n not in scene.skinned and p.GetPath() not in skinned
@@ -156,18 +158,18 @@ def _fix_objects(stage, scene: Scene, times, thresholds: Thresholds, skinned: se
     cache = UsdGeom.XformCache()
     t_count = len(times)
     world = scene.object_world[:, [index[n] for _p, n in prims]]
-    parent_world = np.empty_like(world)
+    parent_world = np.zeros_like(world)  # the file's world of parents that are no object of the scene
+    written = np.empty_like(world)  # each prim's local as Blender's ops compose it
     by_path = {p.GetPath(): k for k, (p, _n) in enumerate(prims)}
-    for k, (prim, _name) in enumerate(prims):
-        parent = prim.GetParent()
-        if parent.GetPath() in by_path:
-            parent_world[:, k] = world[:, by_path[parent.GetPath()]]
-        else:  # not an object of the scene (the root prim): as the file places it
-            for t, time in enumerate(times):
-                cache.SetTime(Usd.TimeCode(time))
-                parent_world[t, k] = _to_np(cache.GetLocalToWorldTransform(parent))
-    local = object_locals(world, parent_world)
-    chosen = np.flatnonzero(objects_to_rewrite(local, parent_world, thresholds))
+    inside = [by_path.get(p.GetParent().GetPath(), -1) for p, _n in prims]
+    for t, time in enumerate(times):
+        cache.SetTime(Usd.TimeCode(time))
+        for k, (prim, _name) in enumerate(prims):
+            written[t, k] = _to_np(cache.GetLocalTransformation(prim)[0])
+            if inside[k] < 0:  # a parent that is no object of the scene (the root prim): as the file places it
+                parent_world[t, k] = _to_np(cache.GetLocalToWorldTransform(prim.GetParent()))
+    pick, local = plan_objects(np.array(inside), world, parent_world, written, thresholds)
+    chosen = np.flatnonzero(pick)
     animated = t_count > 1
     for k in chosen:
         prim = prims[k][0]
@@ -400,11 +402,16 @@ def serve() -> None:
     if not line.strip():
         return
     request = json.loads(line)
+    t0 = perf_counter()
     scene = Scene(np.load(request["data"], allow_pickle=True))
+    t1 = perf_counter()
     done: dict = {}
     if request.get("fix", True):
         done = correct(request["path"], scene, Thresholds(shear_deg=float(request.get("shear_deg", 0.1))))
+    t2 = perf_counter()
     renamed = {d["path"]: d["joints"] for d in done.get("skeletons", []) if "joints" in d}
     out = read_back(request["path"], scene, [float(f) for f in scene.frames], renamed)
+    t3 = perf_counter()
+    done["seconds"] = {"load": t1 - t0, "correct": t2 - t1, "read_back": t3 - t2}
     out["done"] = np.array(json.dumps(done), dtype=object)
     np.savez(request["out"], **out)

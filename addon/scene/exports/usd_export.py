@@ -23,7 +23,7 @@ import bpy
 import numpy as np
 
 from ...model.errors import ExportError, UsageError
-from ...model.exports.usd_check import UsdErrors, UsdWorker, compare, usd_available
+from ...model.exports.usd_check import UsdErrors, compare, prepare_next, start_worker, usd_available
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with
@@ -225,12 +225,15 @@ def write_usd(
     xform_op_mode: str = "TRS",
     only_deform_bones: bool = False,
     fix: bool = True,
+    again: bool = True,
 ) -> UsdResult:
     """Export ``scene`` to ``out`` (.usd, .usda or .usdc) exact at every frame of
     ``frame_range`` (None: the current frame) and check it (see the module docstring).
     The one implementation behind the command line, the panel and File > Export.
     Written whole or not at all; the scene is unchanged. ``fix`` False: Blender's file
-    as it is, only read back (for measuring)."""
+    as it is, only read back (for measuring). ``again``: start the usd-core process of
+    the next export now (a session that exports again; the command line, which exports
+    once, says False)."""
     if not out.lower().endswith(EXTENSIONS):
         raise UsageError(f"{out!r}: USD output must be one of {', '.join(EXTENSIONS)}")
     if xform_op_mode not in XFORM_OP_MODES:
@@ -243,11 +246,13 @@ def write_usd(
         raise ExportError(f"{missing}: no USD export")
     if not usd_available():
         raise ExportError("usd-core (pip package 'usd-core') is not installed: the USD file cannot be corrected")
-    worker = UsdWorker()  # its start-up (Python, numpy, pxr) overlaps the frames read and the export
+    worker = start_worker()  # its start-up (Python, numpy, pxr) overlaps Blender's export
     try:
         return _write_usd(scene, out, frame_range, thresholds, xform_op_mode, only_deform_bones, fix, worker)
     finally:
         worker.close()
+        if again:
+            prepare_next()
 
 
 def _write_usd(scene, out, frame_range, thresholds, xform_op_mode, only_deform_bones, fix, worker) -> UsdResult:
