@@ -165,3 +165,28 @@ def test_points_on_bbones_are_apart(on_bbone):
         assert e.bbone_vertex == 2 and e.bbone_frame == 1 and e.bbone_relative == pytest.approx(0.1)
     else:
         assert e.vertex == 2 and e.frame == 1 and e.relative == pytest.approx(0.1) and e.bbone_vertex == -1
+
+
+def test_objects_chosen_level_by_level_against_the_file_parent():
+    """A prim whose ops land off gets a matrix op; its child, whose ops are exact under
+    the exact parent, then needs none; a sheared local always gets one; every chosen
+    local puts the prim on Blender's world under its parent as the file has it."""
+    from hierarchy_inspector.addon.model.exports.usd_plan import plan_objects
+
+    t_count = 3
+    root = np.stack([_trs((0, 0, 0), ((0, 0, 1), 0.2 * t), (2.0, 1.0, 0.5)) for t in range(t_count)])
+    child_local = _trs((1, 0, 0), ((1, 0, 0), 0.4), (1, 1, 1))
+    sheared_local = np.diag([1.5, 1.0, 1.0, 1.0]) @ _trs((0, 1, 0), ((0, 0, 1), 0.7), (1, 1, 1))
+    world = np.stack([root, root @ child_local, root @ child_local @ sheared_local], axis=1)
+    written = np.stack([root, np.broadcast_to(child_local, root.shape), np.broadcast_to(sheared_local, root.shape)], 1)
+    written = written.copy()
+    written[:, 0, 0, 3] += 3e-5  # the root's ops 3e-5 off (Euler angles near their pole, say)
+    outside = np.broadcast_to(np.eye(4), world.shape).copy()
+    chosen, local = plan_objects(np.array([-1, 0, 1]), world, outside, written)
+    assert chosen.tolist() == [True, False, True]
+    assert np.allclose(local[:, 0], root, atol=1e-12)
+    file_root = local[:, 0]
+    file_child = file_root @ written[:, 1]
+    assert np.allclose(file_child @ local[:, 2], world[:, 2], atol=1e-12)
+    unchosen, _ = plan_objects(np.array([-1, 0]), world[:, :2], outside[:, :2], np.stack([root, written[:, 1]], 1))
+    assert not unchosen.any()

@@ -48,6 +48,10 @@ OBJECT_TOLERANCE = CHECK_TOLERANCE
 JOINT_TOLERANCE = 1e-3
 #: Skinned points: the read-back's limit, relative to the mesh's bounding-box diagonal.
 POINT_TOLERANCE = 1e-3
+#: Helpers' splits keep the previous frame's bases where the local's singular values
+#: spread less than this (float32 noise around a uniform scale): the inner joint's
+#: rotation absorbs what that changes, up to about this much, far under the half floor.
+NEAR_UNIFORM = 1e-4
 #: What sets the joints' and points' floor, said in the output.
 HALF_FLOOR = "UsdSkel stores animated joint scales as half3 (float16: a scale is rounded by up to 4.9e-4 of itself)"
 
@@ -152,6 +156,7 @@ def plan_skeleton(
     bind: np.ndarray,
     rest: np.ndarray,
     thresholds: Thresholds = DEFAULT,
+    split: np.ndarray | None = None,
 ) -> SkeletonPlan:
     """The animated skeleton that holds ``target (T, J, 4, 4)`` (Blender's pose matrices
     in skeleton space) at every frame.
@@ -160,11 +165,12 @@ def plan_skeleton(
     roots; parents before children); ``reparented (J,)`` bool: the joints whose file
     parent is not their Blender parent (their ``restTransforms`` entry, written
     relative to the Blender parent, is recomputed from ``bind``); ``bind``, ``rest``
-    ``(J, 4, 4)``: the file's bindTransforms and restTransforms (column vectors)."""
+    ``(J, 4, 4)``: the file's bindTransforms and restTransforms (column vectors);
+    ``split``: :func:`joints_to_split`'s answer when the caller has it."""
     parents = np.asarray(parents, dtype=np.int64)
     target = np.asarray(target, dtype=np.float64)
     j_count = target.shape[1]
-    split = joints_to_split(parents, target, thresholds)
+    split = joints_to_split(parents, target, thresholds) if split is None else np.asarray(split, dtype=bool)
     # New order: each split joint preceded by its helper (parents stay before children).
     width = np.where(split, 2, 1)
     remap = np.cumsum(width) - 1  # the joint itself comes last
@@ -212,7 +218,7 @@ def _animate(target, old, helper, parents, split):
         s = np.ones((t_count, len(level), 3))
         outer = helper[level]
         if outer.any():
-            split_outer, _split_inner = continuous_split(local[:, outer], small_inner=True)
+            split_outer, _split_inner = continuous_split(local[:, outer], small_inner=True, hold=NEAR_UNIFORM)
             t[:, outer], q[:, outer], s[:, outer] = split_outer.translation, split_outer.rotation, split_outer.scale
         rest = ~outer
         if rest.any():

@@ -242,9 +242,10 @@ def _fix_skeleton(stage, skel_prim, scene: Scene, times, thresholds: Thresholds,
         if reparented.any():
             skel.GetRestTransformsAttr().Set(_to_usd(static_rest(file_parents, reparented, target[0], rest)))
         return {"armature": armature, "path": str(skel_prim.GetPath()), "helpers": [], "reparented": moved}
-    if not reparented.any() and not joints_to_split(file_parents, target, thresholds).any():
+    split = joints_to_split(file_parents, target, thresholds)
+    if not reparented.any() and not split.any():  # Blender's animation kept as it is
         return {"armature": armature, "path": str(skel_prim.GetPath()), "helpers": [], "reparented": []}
-    plan = plan_skeleton(file_parents, reparented, target, bind, rest, thresholds)
+    plan = plan_skeleton(file_parents, reparented, target, bind, rest, thresholds, split)
     new_tokens = helper_tokens(tokens, plan.old, plan.helper) if plan.helper.any() else tokens
     token_array = Vt.TokenArray(new_tokens)
     skel.GetJointsAttr().Set(token_array)

@@ -291,6 +291,7 @@ def _write_usd(scene, out, frame_range, thresholds, xform_op_mode, only_deform_b
     errors = compare(read, series.keys, series.world, points, bbone)
     seconds["compare"] = time.perf_counter() - t3
     done = read.done
+    seconds.update({f"usd_{k}": v for k, v in done.get("seconds", {}).items()})
     helpers = [node_label(s["armature"], b) for s in done.get("skeletons", []) for b in s.get("helpers", [])]
     moved = [node_label(s["armature"], b) for s in done.get("skeletons", []) for b in s.get("reparented", [])]
     for s in done.get("skeletons", []):
