@@ -55,7 +55,10 @@ def test_export_usd_exact(saved, tmp_path, frames, ext):
     ("args", "message"),
     [
         (["--target", "usd", "--out", "{tmp}/x.usdz"], "USD output must be one of"),
-        (["--target", "gltf", "--out", "{tmp}/x.glb", "--only-deform-bones"], "--only-deform-bones is for --target usd"),
+        (
+            ["--target", "gltf", "--out", "{tmp}/x.glb", "--only-deform-bones"],
+            "--only-deform-bones is for --target usd",
+        ),
         (["--target", "fbx", "--out", "{tmp}/x.fbx", "--xform-op-mode", "MAT"], "--xform-op-mode is for --target usd"),
     ],
 )

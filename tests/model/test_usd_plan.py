@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from hierarchy_inspector import core
 from hierarchy_inspector.addon.model.exports.usd_plan import (
     helper_tokens,

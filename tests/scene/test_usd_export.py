@@ -56,7 +56,9 @@ def test_objects_and_inherit_scale_rig_are_exact_and_the_scene_is_unchanged(rig_
     if frames is None:  # a still skeleton: Blender's restTransforms hold the pose as matrices
         assert result.helpers == [] and e.joints.relative < 1e-6
     else:
-        assert result.helpers == [f"Rig > Child {m}" for m in ("FIX_SHEAR", "ALIGNED", "AVERAGE", "NONE", "NONE_LEGACY")]
+        assert result.helpers == [
+            f"Rig > Child {m}" for m in ("FIX_SHEAR", "ALIGNED", "AVERAGE", "NONE", "NONE_LEGACY")
+        ]
         # joints keep Blender's names; a helper's name is its own, put in the path above its joint
         assert '"Root/Child_FULL"' in text and '"Root/Child_ALIGNED_shear_helper/Child_ALIGNED"' in text
         samples = re.search(r"rotations\.timeSamples = \{(.*?)\}", text, re.S).group(1)

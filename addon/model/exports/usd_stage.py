@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import sys
 from time import perf_counter
+from typing import Any
 
 import numpy as np
 from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdSkel, Vt
@@ -107,7 +108,7 @@ class Scene:
         return {tok: int(order[k]) for k, tok in enumerate(tokens)}
 
 
-def _object_prims(stage) -> list[tuple[object, str]]:
+def _object_prims(stage) -> list[tuple[Any, str]]:
     return [(prim, name) for prim in stage.Traverse() if (name := _object_name(prim)) and prim.IsA(UsdGeom.Xformable)]
 
 

@@ -50,7 +50,7 @@ def usd_exporter_missing() -> str:
 
 def _options(**wanted) -> dict:
     """The options of ``wanted`` that this Blender's USD exporter has (4.2 lacks some)."""
-    known = bpy.ops.wm.usd_export.get_rna_type().properties.keys()
+    known = bpy.ops.wm.usd_export.get_rna_type().properties.keys()  # type: ignore[call-arg]
     return {k: v for k, v in wanted.items() if k in known}
 
 
