@@ -113,9 +113,9 @@ def helper_tokens(tokens: list[str], old: np.ndarray, helper: np.ndarray) -> lis
     return [new[int(o)].rpartition("/")[0] if h else new[int(o)] for o, h in zip(old, helper, strict=True)]
 
 
-def _depths(parents: np.ndarray) -> np.ndarray:
-    """``(J,)`` depth of each joint (roots 0) for parents listed before their children:
-    one numpy step per level."""
+def depths(parents: np.ndarray) -> np.ndarray:
+    """``(J,)`` depth of each node (roots 0) of the tree ``parents (J,)`` (-1: a root), in
+    any order: one numpy step per level."""
     depth = np.zeros(len(parents), dtype=np.int64)
     has = parents >= 0
     for _ in range(len(parents)):
@@ -206,7 +206,7 @@ def _animate(target, old, helper, parents, split):
     rotations = np.zeros((t_count, n, 4), dtype=np.float32)
     scales = np.ones((t_count, n, 3), dtype=np.float16)
     world = np.empty((t_count, n, 4, 4))
-    depth = _depths(parents)
+    depth = depths(parents)
     inner = ~helper & split[old]  # a joint under its own helper: rotation only
     for d in range(int(depth.max()) + 1 if n else 0):
         level = np.flatnonzero(depth == d)
@@ -272,7 +272,7 @@ def plan_objects(
     local = np.zeros_like(world)
     file_world = np.empty_like(world)
     scale = max(1.0, float(np.abs(world).max())) if world.size else 1.0
-    depth = _depths(parents)
+    depth = depths(parents)
     for d in range(int(depth.max()) + 1 if m else 0):
         level = np.flatnonzero(depth == d)
         p = parents[level]

@@ -29,7 +29,7 @@ import numpy as np
 from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdSkel, Vt
 
 from ..thresholds import Thresholds
-from .usd_plan import helper_tokens, joints_to_split, plan_objects, plan_skeleton, static_rest
+from .usd_plan import depths, helper_tokens, joints_to_split, plan_objects, plan_skeleton, static_rest
 
 NAME_ATTR = "userProperties:blender:object_name"
 
@@ -72,13 +72,7 @@ def bone_tokens(names: list[str], parents: np.ndarray) -> list[str]:
 
 def _bone_order(parents: np.ndarray) -> np.ndarray:
     """An order of the bones with parents first."""
-    depth = np.zeros(len(parents), dtype=np.int64)
-    for _ in range(len(parents)):
-        new = np.where(parents >= 0, depth[np.maximum(parents, 0)] + 1, 0)
-        if np.array_equal(new, depth):
-            break
-        depth = new
-    return np.argsort(depth, kind="stable")
+    return np.argsort(depths(parents), kind="stable")
 
 
 class Scene:
