@@ -189,3 +189,21 @@ def test_objects_chosen_level_by_level_against_the_file_parent():
     assert np.allclose(file_child @ local[:, 2], world[:, 2], atol=1e-12)
     unchosen, _ = plan_objects(np.array([-1, 0]), world[:, :2], outside[:, :2], np.stack([root, written[:, 1]], 1))
     assert not unchosen.any()
+
+
+def test_errors_over_their_limits_are_named():
+    """What sends ``export --target usd`` to exit 1: each kind over its own limit, and
+    B-Bone vertices (USD has none) named apart."""
+    from hierarchy_inspector.addon.model.exports.animated_gltf import FrameError
+    from hierarchy_inspector.addon.model.exports.usd_check import UsdErrors
+    from hierarchy_inspector.addon.model.exports.usd_plan import PointError
+
+    def frame(rel):
+        return FrameError(rel, rel, {}, np.zeros(1), 1)
+
+    exact = UsdErrors(frame(1e-7), frame(9e-4), {"Body": PointError(9e-4, 0.0, 0, 0, 0.0, 0.0, -1, -1)}, [])
+    assert exact.over() == []
+    off = UsdErrors(frame(2e-5), frame(2e-3), {"Body": PointError(1e-4, 0.0, 0, 0, 7e-3, 0.02, 5, 3)}, [])
+    over = off.over()
+    assert len(over) == 3 and over[0].startswith("objects 2.00e-05") and over[1].startswith("joints 2.00e-03")
+    assert "'Body' points on B-Bones 7.00e-03" in over[2] and "no B-Bones" in over[2]
