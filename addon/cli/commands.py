@@ -22,6 +22,7 @@ from ..scene.blend_files import open_blend, save_copy
 from ..scene.dynamics import scene_dynamics
 from ..scene.edits.bake import bake_residual
 from ..scene.edits.helpers import insert_helpers
+from ..scene.exports.usd_export import EXTENSIONS as USD_EXTENSIONS
 from ..scene.scan import scan_scene
 from . import console
 from .export_frames_cmd import export_frames
@@ -217,6 +218,10 @@ def cmd_export(args) -> int:
         raise UsageError(f"--engine is for --target fbx (the {args.target} export serves one kind of engine)")
     if args.no_pole_helpers and args.target != "fbx":
         raise UsageError(f"--no-pole-helpers is for --target fbx (the {args.target} file holds no Euler angles)")
+    usd_only = ("--only-deform-bones", args.only_deform_bones), ("--xform-op-mode", args.xform_op_mode is not None)
+    for flag, given in usd_only:
+        if given and args.target != "usd":
+            raise UsageError(f"{flag} is for --target usd (the {args.target} export has no such choice)")
     if args.animation is not None and (args.target != "gltf" or args.frames is None):
         why = f"the {args.target} export has no such choice" if args.target != "gltf" else "a static export has none"
         raise UsageError(f"--animation is for --target gltf with --frames ({why})")
@@ -226,10 +231,12 @@ def cmd_export(args) -> int:
         raise UsageError(f"{args.out!r}: glTF output must be a .glb (one file, written whole)")
     if args.target == "fbx" and not args.out.lower().endswith(".fbx"):
         raise UsageError(f"{args.out!r}: FBX output must be a .fbx")
+    if args.target == "usd" and not args.out.lower().endswith(USD_EXTENSIONS):
+        raise UsageError(f"{args.out!r}: USD output must be one of {', '.join(USD_EXTENSIONS)}")
     check_range(args.frames)
     scene = open_scene(args)
-    if args.frames is not None or args.target in ("gltf", "fbx"):
-        exported = args.target in ("gltf", "fbx")  # both exporters write instances as nodes of their own
+    if args.frames is not None or args.target in ("gltf", "fbx", "usd"):
+        exported = args.target in ("gltf", "fbx", "usd")  # the exporters write instances as nodes of their own
         instances = (
             instance_notes(scan_scene(scene, thresholds, instances=True), scene.frame_current) if exported else []
         )

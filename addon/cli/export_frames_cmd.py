@@ -1,6 +1,7 @@
 """``export``: glTF exact at the current frame or at every frame of a range (Blender's
 exporter, helper nodes, read back at every frame), FBX through an export-ready copy
-(read back with ufbx), or per-frame local TRS for accumulating engines.
+(read back with ufbx), USD corrected by a usd-core process (read back with usd-core),
+or per-frame local TRS for accumulating engines.
 Exit 1 when the file read back is further from Blender than the self-check's tolerance
 at some frame."""
 
@@ -14,10 +15,12 @@ from ..model.thresholds import Thresholds
 from ..scene.exports.fbx_accumulated import write_fbx_accumulated
 from ..scene.exports.fbx_export import POLE_BUDGET, write_fbx
 from ..scene.exports.gltf_animated import write_gltf_frames
+from ..scene.exports.usd_export import write_usd
 from ..scene.frames import read_frames
 from . import console
 from .frames_cmd import scene_range
 from .main import ANIMATION_MODES, EXIT_OK, EXIT_THRESHOLD, say, signals_deferred
+from .usd_lines import usd_lines
 
 
 def check_result(relative: float, what: str) -> int:
@@ -70,6 +73,8 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
         return check_result(err.relative, args.out)
     if args.target == "fbx":
         return _fbx(scene, args, frame_range, thresholds)
+    if args.target == "usd":
+        return _usd(scene, args, frame_range, thresholds)
     assert frame_range is not None
     series = read_frames(scene, frame_range.frames())
     document = accumulated_frames_document(series)
@@ -151,3 +156,26 @@ def _fbx_accumulated(scene, args, frame_range) -> int:
         )
     args.summary += f", read back {err.relative:.1e}"
     return check_result(err.relative, args.out)
+
+
+def _usd(scene, args, frame_range, thresholds: Thresholds) -> int:
+    with signals_deferred(), console.quiet():  # a Ctrl-C inside the exporter would read as its failure
+        result = write_usd(
+            scene,
+            args.out,
+            frame_range,
+            thresholds,
+            xform_op_mode=args.xform_op_mode or "TRS",
+            only_deform_bones=args.only_deform_bones,
+            again=False,  # one export per process
+        )
+    lines, over = usd_lines(result, args.out, frame_range)
+    for line in lines:
+        print(line)
+    args.summary = (
+        f"{len(result.frames)} frame(s), {len(result.matrix_ops)} matrix op(s), {len(result.helpers)} helper joint(s)"
+    )
+    if over:
+        say(f"{args.out}: read back over the tolerance: {'; '.join(over)}")
+        return EXIT_THRESHOLD
+    return EXIT_OK

@@ -193,8 +193,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = sub.add_parser("export", help="export transforms that survive")
     _add_common(export)
-    export.add_argument("--target", required=True, choices=("gltf", "fbx", "accumulated"))
-    export.add_argument("--out", required=True, help="OUT.glb for gltf; OUT.fbx for fbx; OUT.json for accumulated")
+    export.add_argument("--target", required=True, choices=("gltf", "fbx", "usd", "accumulated"))
+    export.add_argument(
+        "--out",
+        required=True,
+        help="OUT.glb for gltf; OUT.fbx for fbx; OUT.usd, .usda or .usdc for usd; OUT.json for accumulated",
+    )
     export.add_argument("--csv", metavar="OUT", help="accumulated: also write the local TRS as CSV")
     export.add_argument("--z-up", action="store_true", help="gltf: keep Blender's Z-up axes (default: glTF's Y-up)")
     export.add_argument(
@@ -213,10 +217,23 @@ def build_parser() -> argparse.ArgumentParser:
         "1e-5 check)",
     )
     export.add_argument(
+        "--only-deform-bones",
+        action="store_true",
+        help="usd: joints for deform bones only (Blender's option; each joint whose parent is left out is "
+        "written relative to its nearest exported ancestor, where USD puts it)",
+    )
+    export.add_argument(
+        "--xform-op-mode",
+        choices=("TRS", "TOS", "MAT"),
+        default=None,
+        help="usd: how Blender's exporter writes object transforms (default TRS); prims whose local holds "
+        "shear get a matrix op whatever the mode",
+    )
+    export.add_argument(
         "--frames",
         metavar="START:END[:STEP]",
         help="export every frame of this range (END inclusive; 'scene': the scene's range): gltf animated and "
-        "exact at every frame, fbx baked at every frame, accumulated per-frame local TRS; exit 1 if the file read back is off by more "
+        "exact at every frame, fbx baked at every frame, usd time-sampled at every frame (joints within 1e-3, skinned points 1e-3 of the mesh's diagonal: half-precision joint scales), accumulated per-frame local TRS; exit 1 if the file read back is off by more "
         "than 1e-5 relative at some frame (default: a static export of the current frame)",
     )
     export.add_argument(

@@ -230,6 +230,7 @@ class HI_PT_fix(SidebarPanel, bpy.types.Panel):
         col.operator("hierarchy_inspector.insert_helpers", icon="EMPTY_AXIS")
         col.operator("hierarchy_inspector.export_gltf", icon="EXPORT")
         col.operator("hierarchy_inspector.export_fbx", icon="EXPORT")
+        col.operator("hierarchy_inspector.export_usd", icon="EXPORT")
         col = layout.column(align=True)
         col.label(text="Unreal locals, Ogre")
         col.operator("hierarchy_inspector.export_fbx_accumulated", icon="EXPORT")
