@@ -31,7 +31,7 @@ def gltf_conversion(y_up: bool) -> np.ndarray:
     return np.array(conversion.to_4x4(), dtype=np.float64)
 
 
-def export_gltf(filepath: str, *, y_up: bool = True, selection_only: bool = False) -> None:
+def export_gltf(filepath: str, *, y_up: bool = True, selection_only: bool = False, options: dict | None = None) -> None:
     """Blender's own glTF exporter, pose as shown at the current frame (no rest pose, no
     animation). ``export_current_frame``: without it the exporter goes to frame 0 first
     and writes that frame's pose whatever frame the scene is on. A failure of the
@@ -48,6 +48,7 @@ def export_gltf(filepath: str, *, y_up: bool = True, selection_only: bool = Fals
         export_current_frame=True,
         export_rest_position_armature=False,
         export_apply=False,
+        **(options or {}),
     )
 
 

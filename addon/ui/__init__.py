@@ -16,6 +16,7 @@ from . import (
     gltf_extension,
     lists,
     operators_demo,
+    operators_export,
     operators_fix,
     operators_frames,
     operators_inspect,
@@ -34,6 +35,7 @@ CLASSES = (
     *properties_frames.CLASSES,
     *operators_inspect.CLASSES,
     *operators_fix.CLASSES,
+    *operators_export.CLASSES,
     *operators_demo.CLASSES,
     *operators_frames.CLASSES,
     *lists.CLASSES,
@@ -48,7 +50,7 @@ def register() -> None:
     properties.register_properties()
     properties_frames.register_properties()
     gltf_extension.register()
-    for menu, draw in (*operators_demo.MENUS, *operators_fix.MENUS):
+    for menu, draw in (*operators_demo.MENUS, *operators_export.MENUS):
         menu.append(draw)
     live.register_handlers()
     live_frames.register_handlers()
@@ -61,7 +63,7 @@ def unregister() -> None:
     overlay.remove_draw_handler()
     live_frames.unregister_handlers()
     live.unregister_handlers()
-    for menu, draw in reversed((*operators_demo.MENUS, *operators_fix.MENUS)):
+    for menu, draw in reversed((*operators_demo.MENUS, *operators_export.MENUS)):
         menu.remove(draw)
     gltf_extension.unregister()
     properties_frames.unregister_properties()

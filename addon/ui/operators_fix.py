@@ -1,43 +1,27 @@
-"""Operators that fix or export corrected transforms (the panel's Fix & export box)."""
+"""Operators that fix the scene (the panel's Fix & export box: Insert helpers, Bake shear
+into meshes) and write the accumulated TRS as data; the file exports are in
+:mod:`.operators_export`. Each reports one headline per engine path last (Blender's
+status bar shows the last report), the details before it in the Info log."""
 
 from __future__ import annotations
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, StringProperty
+from bpy.props import BoolProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
 
-from ..model.advice.after_fix import WORST_FEW, summary
+from ..model.advice.after_fix import summary
 from ..model.errors import InspectorError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
-from ..model.exports.animated_gltf import CHECK_TOLERANCE
-from ..model.frames import FrameRange
 from ..model.outputs import check_outputs, json_text, write_all
 from ..scene import live, settings
 from ..scene.edits.bake import bake_residual
 from ..scene.edits.helpers import insert_helpers
-from ..scene.exports.fbx_accumulated import write_fbx_accumulated
-from ..scene.exports.fbx_export import write_fbx
-from ..scene.exports.gltf_animated import write_gltf_frames
-from ..scene.exports.gltf_hook import THROUGH_JOINTS
-from ..scene.exports.usd_export import usd_exporter_missing, write_usd
 from ..scene.scan import scan_scene
+from .operators_export import open_blend_file
 
 
 def _inspect(context):
     return scan_scene(context.scene, settings.thresholds(context))
-
-
-def _open_file() -> dict[str, str]:
-    """The open .blend, which no export may replace (none when it was never saved)."""
-    return {"the open .blend file": bpy.data.filepath} if bpy.data.filepath else {}
-
-
-def _failed(operator, exc: BaseException) -> set[str]:
-    """Report an export's failure as one line (an exporter's last line, or the error's
-    name when it has no text) and cancel."""
-    text = str(exc).strip()
-    operator.report({"ERROR"}, text.splitlines()[-1] if text else type(exc).__name__)
-    return {"CANCELLED"}
 
 
 def _object_mode(cls, context) -> bool:
@@ -70,16 +54,17 @@ class HI_OT_insert_helpers(bpy.types.Operator):
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
         live.invalidate()
-        skipped = "; ".join(
-            [f"'{name}' left as it is ({why})" for name, why in result.skipped] + _bones_left(result.bones)
-        )
+        left = [f"'{name}' left as it is ({why})" for name, why in result.skipped] + _bones_left(result.bones)
         if not result.inserted:
-            self.report({"WARNING"} if skipped else {"INFO"}, skipped or "No local matrix holds shear: nothing to do")
+            for line in left[:-1]:
+                self.report({"INFO"}, line)
+            self.report(
+                {"WARNING"} if left else {"INFO"}, left[-1] if left else "No local matrix holds shear: nothing to do"
+            )
             return {"CANCELLED"}
         objects = [obj for _helper, obj in result.inserted]
-        _report_fix(self, context, "Inserted helpers above", objects, before)
-        if skipped:
-            self.report({"WARNING"}, skipped)
+        note = f" ({len(result.skipped)} object(s) left as they are: see the Info log)" if result.skipped else ""
+        _report_fix(self, context, "Inserted helpers above", objects, before, details=left, note=note)
         return {"FINISHED"}
 
 
@@ -93,13 +78,16 @@ def _bones_left(bones: list[str]) -> list[str]:
     ]
 
 
-def _report_fix(operator, context, action: str, changed: list[str], before, bake: bool = False) -> None:
-    """The full list to the Info log, then the summary per engine family (the status
-    bar shows the last report)."""
-    if len(changed) > WORST_FEW:
-        operator.report({"INFO"}, f"{action}: {', '.join(changed)}")
+def _report_fix(
+    operator, context, action: str, changed: list[str], before, bake: bool = False, details=(), note: str = ""
+) -> None:
+    """The details to the Info log (what changed, what was left, why numbers moved),
+    then one headline per engine path last: Blender's status bar shows the last report."""
     after = _inspect(context)
-    operator.report({"INFO"}, summary(action, changed, before, after, settings.units(context), bake))
+    headline, more = summary(action, changed, before, after, settings.units(context), bake)
+    for line in [*more, *details]:
+        operator.report({"INFO"}, line)
+    operator.report({"WARNING"} if note else {"INFO"}, headline + note)
 
 
 class HI_OT_bake_residual(bpy.types.Operator):
@@ -139,230 +127,6 @@ class _FileOperator(ExportHelper):
         return self.filepath  # type: ignore[attr-defined]
 
 
-class HI_OT_export_gltf(bpy.types.Operator, _FileOperator):
-    """Export glTF with helper nodes where a local matrix holds shear, then read the
-    file back and report how far it is from what Blender shows"""
-
-    bl_idname = "hierarchy_inspector.export_gltf"
-    bl_label = "Export glTF (exact)"
-    bl_options = {"REGISTER", "UNDO"}
-
-    filename_ext = ".glb"
-    filter_glob: StringProperty(default="*.glb", options={"HIDDEN"})  # type: ignore[valid-type]
-    y_up: BoolProperty(name="+Y Up", description="glTF's convention (off: keep Blender's Z up)", default=True)  # type: ignore[valid-type]
-
-    @classmethod
-    def poll(cls, context):
-        return _object_mode(cls, context)
-
-    def execute(self, context):
-        try:
-            check_outputs({"the export": self.path}, _open_file())
-            result = write_gltf_frames(
-                context.scene, self.path, None, y_up=self.y_up, thresholds=settings.thresholds(context)
-            )
-        except (InspectorError, OSError, RuntimeError) as exc:
-            return _failed(self, exc)
-        live.invalidate()
-        exact = result.error.relative <= CHECK_TOLERANCE
-        self.report(
-            {"INFO"} if exact else {"WARNING"},
-            f"Wrote {self.path}: {len(result.helpers)} helper(s), relative error {result.error.relative:.1e}"
-            + ("" if exact else f" (over {CHECK_TOLERANCE:g})"),
-        )
-        return {"FINISHED"}
-
-
-class HI_OT_export_fbx(bpy.types.Operator, _FileOperator):
-    """Export FBX with Blender's exporter through an export-ready copy (temporary helpers
-    where a local matrix holds shear, all undone afterwards), baked at every frame of the
-    scene's range, then read the file back and report how far it is from what Blender
-    shows"""
-
-    bl_idname = "hierarchy_inspector.export_fbx"
-    bl_label = "Export FBX (exact)"
-    bl_options = {"REGISTER"}  # the scene is as before afterwards: no undo step to add
-
-    filename_ext = ".fbx"
-    filter_glob: StringProperty(default="*.fbx", options={"HIDDEN"})  # type: ignore[valid-type]
-    animation: BoolProperty(  # type: ignore[valid-type]
-        name="Animation",
-        description="Bake every frame of the scene's frame range (off: the current frame's pose)",
-        default=True,
-    )
-    pole_helpers: BoolProperty(  # type: ignore[valid-type]
-        name="Keep Euler angles off the pole",
-        description="A still helper above objects whose rotation passes near the Euler pole, where Blender's "
-        "FBX exporter writes its angles in single precision (off: those objects as Blender writes them)",
-        default=True,
-    )
-
-    @classmethod
-    def poll(cls, context):
-        return _object_mode(cls, context)
-
-    def execute(self, context):
-        scene = context.scene
-        frame_range = FrameRange(scene.frame_start, scene.frame_end, scene.frame_step) if self.animation else None
-        try:
-            check_outputs({"the export": self.path}, _open_file())
-            result = write_fbx(
-                scene, self.path, frame_range, settings.thresholds(context), pole_helpers=self.pole_helpers
-            )
-        except (InspectorError, OSError, RuntimeError) as exc:
-            return _failed(self, exc)
-        frames = f"{len(result.frames)} frame(s)"
-        helpers = f"{len(result.helpers)} helper(s)" + (
-            f", {len(result.pole_helpers)} off the Euler pole" if result.pole_helpers else ""
-        )
-        if result.error is None:
-            self.report({"WARNING"}, f"Wrote {self.path}: {frames}, {helpers}; not read back (ufbx is not installed)")
-            return {"FINISHED"}
-        uncorrected = [label for label, _why in result.not_corrected]
-        uncorrected += [name for name, why in result.not_checked if why != THROUGH_JOINTS]  # collection instances
-        exact = result.error.relative <= CHECK_TOLERANCE and not uncorrected
-        left = f"; not corrected: {', '.join(uncorrected)}"
-        self.report(
-            {"INFO"} if exact else {"WARNING"},
-            f"Wrote {self.path}: {frames}, {helpers}, relative error {result.error.relative:.1e}"
-            + ("" if result.error.relative <= CHECK_TOLERANCE else f" (over {CHECK_TOLERANCE:g})")
-            + (left if uncorrected else ""),
-        )
-        return {"FINISHED"}
-
-
-class HI_OT_export_fbx_accumulated(bpy.types.Operator, _FileOperator):
-    """Export FBX whose locals are the accumulated TRS (for Unreal importing objects into a
-    level, reference poses, Preserve Local Transform, and Ogre), through an export-ready
-    copy over the scene's frame range, then read it back, accumulate it as those engines do
-    and report how far it is; the skew of Blender's own worlds is what remains"""
-
-    bl_idname = "hierarchy_inspector.export_fbx_accumulated"
-    bl_label = "Export FBX (accumulated)"
-    bl_options = {"REGISTER"}  # the scene is as before afterwards: no undo step to add
-
-    filename_ext = ".fbx"
-    filter_glob: StringProperty(default="*.fbx", options={"HIDDEN"})  # type: ignore[valid-type]
-    animation: BoolProperty(  # type: ignore[valid-type]
-        name="Animation",
-        description="Bake every frame of the scene's frame range (off: the current frame's pose)",
-        default=True,
-    )
-
-    @classmethod
-    def poll(cls, context):
-        return _object_mode(cls, context)
-
-    def execute(self, context):
-        scene = context.scene
-        frame_range = FrameRange(scene.frame_start, scene.frame_end, scene.frame_step) if self.animation else None
-        try:
-            check_outputs({"the export": self.path}, _open_file())
-            result = write_fbx_accumulated(scene, self.path, frame_range)
-        except (InspectorError, OSError, RuntimeError) as exc:
-            return _failed(self, exc)
-        head = f"Wrote {self.path}: {len(result.frames)} frame(s), {result.corrected} node(s) accumulated"
-        if result.error is None:
-            self.report({"WARNING"}, f"{head}; not read back (ufbx is not installed)")
-            return {"FINISHED"}
-        skewed = sum(1 for v in result.skew.values() if v > CHECK_TOLERANCE)
-        exact = result.error.relative <= CHECK_TOLERANCE and not result.not_corrected
-        self.report(
-            {"INFO"} if exact else {"WARNING"},
-            f"{head}, relative error {result.error.relative:.1e}"
-            + ("" if result.error.relative <= CHECK_TOLERANCE else f" (over {CHECK_TOLERANCE:g})")
-            + (f"; {skewed} keep Blender's own skew" if skewed else "")
-            + (
-                f"; not corrected: {', '.join(label for label, _w in result.not_corrected)}"
-                if result.not_corrected
-                else ""
-            ),
-        )
-        return {"FINISHED"}
-
-
-def draw_export_menu(self, context) -> None:
-    """An entry in File > Export: FBX through the export-ready copy."""
-    self.layout.operator(HI_OT_export_fbx.bl_idname, text="FBX, shear kept exactly (.fbx)")
-
-
-class HI_OT_export_usd(bpy.types.Operator, _FileOperator):
-    """Export USD with Blender's exporter, then give sheared objects a matrix op and
-    animated skeletons helper joints where a joint's local holds shear, read the file
-    back with usd-core and report how far it is from what Blender shows"""
-
-    bl_idname = "hierarchy_inspector.export_usd"
-    bl_label = "Export USD (exact)"
-    bl_options = {"REGISTER"}  # the scene is as before afterwards: no undo step to add
-
-    filename_ext = ".usdc"
-    filter_glob: StringProperty(default="*.usd;*.usda;*.usdc", options={"HIDDEN"})  # type: ignore[valid-type]
-    animation: BoolProperty(  # type: ignore[valid-type]
-        name="Animation",
-        description="Every frame of the scene's frame range as time samples (off: the current frame)",
-        default=True,
-    )
-    only_deform_bones: BoolProperty(  # type: ignore[valid-type]
-        name="Only Deform Bones",
-        description="Joints for deform bones only; each joint whose parent bone is left out is written relative "
-        "to its nearest exported ancestor, where USD places it",
-        default=False,
-    )
-    xform_op_mode: EnumProperty(  # type: ignore[valid-type]
-        name="Xform Ops",
-        description="How Blender's exporter writes object transforms; prims whose local holds shear get a "
-        "matrix op whatever the mode",
-        items=(
-            ("TRS", "Translate, Rotate, Scale", ""),
-            ("TOS", "Translate, Orient, Scale", ""),
-            ("MAT", "Matrix", ""),
-        ),
-        default="TRS",
-    )
-
-    @classmethod
-    def poll(cls, context):
-        missing = usd_exporter_missing()
-        if missing:
-            cls.poll_message_set(missing.capitalize())
-            return False
-        return _object_mode(cls, context)
-
-    def execute(self, context):
-        scene = context.scene
-        frame_range = FrameRange(scene.frame_start, scene.frame_end, scene.frame_step) if self.animation else None
-        try:
-            check_outputs({"the export": self.path}, _open_file())
-            result = write_usd(
-                scene,
-                self.path,
-                frame_range,
-                settings.thresholds(context),
-                xform_op_mode=self.xform_op_mode,
-                only_deform_bones=self.only_deform_bones,
-            )
-        except (InspectorError, OSError, RuntimeError) as exc:
-            return _failed(self, exc)
-        e = result.errors
-        over = e.over() if e is not None else []
-        what = (
-            f"Wrote {self.path}: {len(result.frames)} frame(s), {len(result.matrix_ops)} matrix op(s), "
-            f"{len(result.helpers)} helper joint(s)"
-        )
-        if e is not None:
-            what += f"; objects {e.objects.relative:.1e}, joints {e.joints.relative:.1e}"
-        if result.reparented:
-            what += f"; {len(result.reparented)} joint(s) placed under their nearest exported ancestor"
-        self.report({"WARNING"} if over else {"INFO"}, what + (f"; over the limit: {'; '.join(over)}" if over else ""))
-        return {"FINISHED"}
-
-
-def draw_export_usd_menu(self, context) -> None:
-    """An entry in File > Export: USD corrected by usd-core (Blender's USD dialog takes no
-    add-on option: ``USDHook`` has no properties)."""
-    self.layout.operator(HI_OT_export_usd.bl_idname, text="USD, shear kept exactly (.usd*)")
-
-
 class HI_OT_export_accumulated(bpy.types.Operator, _FileOperator):
     """Write, per node, the local translation / rotation / scale whose accumulation
     (Unreal, Ogre) reproduces Blender's world positions and rotations (JSON, and CSV
@@ -383,7 +147,7 @@ class HI_OT_export_accumulated(bpy.types.Operator, _FileOperator):
     def execute(self, context):
         try:
             csv_path = self.path.rsplit(".", 1)[0] + ".csv" if self.write_csv else None
-            check_outputs({"the export": self.path, "its CSV": csv_path}, _open_file())
+            check_outputs({"the export": self.path, "its CSV": csv_path}, open_blend_file())
             document = accumulated_document(_inspect(context))
             files = {self.path: json_text(document)}
             if csv_path:
@@ -392,21 +156,13 @@ class HI_OT_export_accumulated(bpy.types.Operator, _FileOperator):
         except (InspectorError, OSError) as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
+        residual = settings.units(context).length(document["max_residual_corner"])
         self.report(
             {"INFO"},
-            f"Wrote {len(document['nodes'])} nodes; largest residual {document['max_residual_corner']:.3g}",
+            f"Wrote {len(document['nodes'])} nodes' accumulated TRS; largest corner residual {residual} "
+            "(Blender's own skew, which no TRS holds)",
         )
         return {"FINISHED"}
 
 
-CLASSES = (
-    HI_OT_insert_helpers,
-    HI_OT_bake_residual,
-    HI_OT_export_gltf,
-    HI_OT_export_fbx,
-    HI_OT_export_fbx_accumulated,
-    HI_OT_export_usd,
-    HI_OT_export_accumulated,
-)
-#: (menu, draw function) pairs that register() appends and unregister() removes.
-MENUS = ((bpy.types.TOPBAR_MT_file_export, draw_export_menu), (bpy.types.TOPBAR_MT_file_export, draw_export_usd_menu))
+CLASSES = (HI_OT_insert_helpers, HI_OT_bake_residual, HI_OT_export_accumulated)

@@ -1,9 +1,12 @@
-"""What a fix changed, per engine family, in a few words (Blender-free).
+"""What a fix changed, per engine path (Blender-free): one headline for Blender's status
+bar (it shows the last report only, and cuts long ones) and details for the Info log.
 
 Compares the scan before and after (nodes matched by key: helpers are new nodes, they
-are not counted) and says, per family, how many nodes a plain export or import puts
-off before and after, and how many the corrected exports leave off; long name lists
-are cut to the worst few (the full list goes to the Info log).
+are not counted) and says, per engine path that counts, how many nodes Blender's plain
+export puts off there before -> after, and how many the export right for that path
+leaves off (Export glTF / FBX (exact): none in glTF, Unity and Godot; Export FBX (exact):
+each world's own skew in Unreal's FBX import; Export FBX (accumulated): the same skew in
+Unreal from locals and Ogre). Paths with the same numbers share one entry.
 """
 
 from __future__ import annotations
@@ -12,13 +15,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InspectorError
-from ..exports.accumulated import accumulated_locals
+from ..engines.paths import ACCUMULATED, MATRIX, PATHS, UNREAL_FBX, UNREAL_INTERCHANGE
 from ..inspection import Inspection
 from ..text import Units
+from ..views import SHORT, accumulated_export_residual, unreal_export_residual
 
 #: How many names a one-line message lists before "and N more".
 WORST_FEW = 3
+#: The export right for each path, as the headline names it (None: exact, nothing left).
+EXPORT_NAME = {
+    MATRIX: None,
+    UNREAL_FBX: "exact FBX",
+    UNREAL_INTERCHANGE: "accumulated FBX",
+    ACCUMULATED: "accumulated FBX",
+}
 
 
 def few(names: list[str], count: int = WORST_FEW) -> str:
@@ -28,70 +38,81 @@ def few(names: list[str], count: int = WORST_FEW) -> str:
 
 
 @dataclass(frozen=True)
-class Families:
-    """Nodes off per engine family (by key), plain and with the corrected exports."""
+class PathOff:
+    """The nodes (by key) one engine path puts over the corner threshold."""
 
-    gltf_plain: frozenset  #: a plain glTF / FBX export drops shear or puts them off
-    accumulated_plain: frozenset  #: a plain Unreal / Ogre import puts them off
-    accumulated_export: frozenset  #: Export accumulated TRS leaves them off (Blender's world is sheared)
-    sheared_bones: frozenset
-    max_accumulated_plain: float
+    plain: frozenset  #: with Blender's plain export (glTF: also a local shear it drops)
+    exported: frozenset  #: with the export right for the path
 
 
-def families(ins: Inspection) -> Families:
-    nodes, a, limit = ins.nodes, ins.analysis, ins.thresholds.corner
+def paths_off(ins: Inspection) -> dict[str, PathOff]:
+    """:class:`PathOff` per engine path (:data:`..engines.paths.PATHS`)."""
+    nodes, limit = ins.nodes, ins.thresholds.corner
     keys = np.array(nodes.keys, dtype=object).reshape(-1, 2) if len(nodes) else np.zeros((0, 2), dtype=object)
 
     def of(mask) -> frozenset:
         return frozenset(tuple(k) for k in keys[np.asarray(mask, dtype=bool)])
 
-    try:
-        residual = accumulated_locals(ins)[1].max_corner > limit
-    except InspectorError:
-        residual = np.ones(len(nodes), dtype=bool)
-    return Families(
-        gltf_plain=of(ins.lossy_local | (a.matrix_model_deviation.max_corner > limit)),
-        accumulated_plain=of(a.accumulated_deviation.max_corner > limit),
-        accumulated_export=of(residual),
-        sheared_bones=of(ins.sheared & nodes.is_bone()),
-        max_accumulated_plain=float(a.accumulated_deviation.max_corner.max()) if len(nodes) else 0.0,
-    )
+    accumulated = accumulated_export_residual(ins)
+    right = {
+        MATRIX: np.zeros(len(nodes), dtype=bool),
+        UNREAL_FBX: unreal_export_residual(ins) > limit,
+        UNREAL_INTERCHANGE: np.ones(len(nodes), dtype=bool) if accumulated is None else accumulated > limit,
+    }
+    right[ACCUMULATED] = right[UNREAL_INTERCHANGE]
+    out = {}
+    for path in PATHS:
+        plain = ins.corner(path) > limit
+        if path == MATRIX:
+            plain = plain | ins.lossy_local
+        out[path] = PathOff(of(plain), of(right[path]))
+    return out
 
 
 def summary(
     action: str, changed: list[str], before: Inspection, after: Inspection, units: Units, bake: bool = False
-) -> str:
-    """One message: what ``action`` changed (``changed`` object names, worst first)
-    and, per engine family, the nodes off before -> after; with ``bake``, the sheared
-    bones it could not change."""
-    b, f = families(before), families(after)
+) -> tuple[str, list[str]]:
+    """``(headline, details)``: what ``action`` changed (``changed`` object names,
+    worst first) and, per engine path that counts, the nodes off before -> after, in one
+    line; the full list of names and the explanations for the Info log."""
+    b, f = paths_off(before), paths_off(after)
     common = set(before.nodes.keys) & set(after.nodes.keys)
 
     def n(keys) -> int:
         return len(keys & common)
 
-    parts = [f"{action} {len(changed)} object{'s' if len(changed) != 1 else ''}: {few(changed)}."]
-    parts.append(
-        f"glTF, Unity: plain export off for {n(b.gltf_plain)} -> {n(f.gltf_plain)} nodes; "
-        f"Export glTF (exact) keeps every node."
+    entries: dict[str, list[str]] = {}
+    for path in after.thresholds.engines:
+        text = f"plain {n(b[path].plain)} -> {n(f[path].plain)}"
+        if EXPORT_NAME[path] is not None:
+            text += f", {EXPORT_NAME[path]} {n(b[path].exported)} -> {n(f[path].exported)}"
+        entries.setdefault(text, []).append(SHORT[path])
+    things = f"{len(changed)} object{'s' if len(changed) != 1 else ''}"
+    headline = f"{action} {things}; nodes off: " + "; ".join(
+        f"{', '.join(labels)}: {text}" for text, labels in entries.items()
     )
-    parts.append(
-        f"Unreal, Ogre: Export accumulated TRS off for {n(b.accumulated_export)} -> {n(f.accumulated_export)} "
-        f"nodes (plain import: {n(b.accumulated_plain)} -> {n(f.accumulated_plain)})."
-    )
-    if n(f.gltf_plain) > n(b.gltf_plain):
-        parts.append(
+    details = [f"{action}: {', '.join(changed)}"] if changed else []
+    if MATRIX in after.thresholds.engines:
+        details.append("Export glTF (exact) and Export FBX (exact) keep every node in glTF, Unity and Godot.")
+    if n(f[MATRIX].plain) > n(b[MATRIX].plain):
+        details.append(
             "Baked objects keep their place with a clean world, so their local matrices now hold the shear: "
             "plain exports drop it, Export glTF (exact) keeps it."
         )
-    if f.max_accumulated_plain > b.max_accumulated_plain * 1.001:
-        parts.append(
-            f"A plain import's largest deviation rose from {units.length(b.max_accumulated_plain)} to "
-            f"{units.length(f.max_accumulated_plain)}: the children of fixed nodes now hold the skew in their "
-            f"local matrices, which a plain import drops; the exports above place them."
+    wb, wa = _worst(before, ACCUMULATED), _worst(after, ACCUMULATED)
+    if wa > wb * 1.001 and ACCUMULATED in after.thresholds.engines:
+        details.append(
+            f"Ogre's largest deviation with a plain export rose from {units.length(wb)} to {units.length(wa)}: "
+            f"the children of fixed nodes now hold the skew in their local matrices; Export FBX (accumulated) "
+            f"places them."
         )
-    if bake and f.sheared_bones & common:
-        parts.append(
-            f"{n(f.sheared_bones)} sheared bones are unchanged (bones cannot be baked: see the panel's advice)."
+    sheared_bones = frozenset(k for k, s in zip(after.nodes.keys, after.sheared, strict=True) if s and k[1])
+    if bake and sheared_bones & common:
+        details.append(
+            f"{n(sheared_bones)} sheared bones are unchanged (bones cannot be baked: see the panel's advice)."
         )
-    return " ".join(parts)
+    return headline, details
+
+
+def _worst(ins: Inspection, path: str) -> float:
+    return float(ins.corner(path).max()) if len(ins.nodes) else 0.0

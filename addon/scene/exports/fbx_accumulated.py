@@ -36,6 +36,7 @@ from ...model.engines.paths import ACCUMULATED, UNREAL_INTERCHANGE
 from ...model.engines.predict import engine_worlds
 from ...model.errors import ExportError, InspectorError
 from ...model.exports.accumulated_frames import accumulated_frame_locals
+from ...model.exports.choices import BLENDER_AXES, EVERYTHING, ExportChoice, FbxAxes
 from ...model.exports.fbx_check import FbxError, prepare_next, start_reader
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
@@ -46,6 +47,7 @@ from ..frames import read_frames
 from . import fbx_bones
 from .fbx_export import EXPORTED_TYPES, _key, _mute_transform, export_fbx
 from .gltf_hook import THROUGH_JOINTS, engine_ignored
+from .scope import deform_kept, exported_objects
 
 
 class AccumulatedFbxResult(NamedTuple):
@@ -133,10 +135,12 @@ def _undo_objects(edits: list[_ObjectEdit]) -> None:
         bpy.context.view_layer.update()
 
 
-def _plan(scene, series: FrameSeries) -> tuple[list[int], dict, list, list, set]:
+def _plan(scene, series: FrameSeries, deform_only: bool = False) -> tuple[list[int], dict, list, list, set]:
     """Which nodes get their accumulated local: ``(objects, {armature: [(bone, k)]},
-    bone columns, not corrected, skinned meshes)``."""
+    bone columns, not corrected, skinned meshes)``; ``deform_only``: bones the file
+    leaves out are not edited."""
     skinned, _listed = engine_ignored(scene)
+    in_file = deform_kept(series.keys) if deform_only else None
     in_series = {obj for obj, bone in series.keys if not bone}
     objects: list[int] = []
     bones: dict[str, list[tuple[str, int]]] = {}
@@ -148,6 +152,8 @@ def _plan(scene, series: FrameSeries) -> tuple[list[int], dict, list, list, set]
         label = node_label(name, bone)
         if obj is None:
             continue  # an instance: written as the exporter writes it
+        if bone and in_file is not None and (name, bone) not in in_file:
+            continue
         if bone:
             why = refused.setdefault(name, fbx_bones.editable(obj, bpy.context.view_layer))
             if why:
@@ -172,17 +178,24 @@ def _plan(scene, series: FrameSeries) -> tuple[list[int], dict, list, list, set]
 
 
 def write_fbx_accumulated(
-    scene, out: str, frame_range: FrameRange | None, *, again: bool = True
+    scene,
+    out: str,
+    frame_range: FrameRange | None,
+    *,
+    again: bool = True,
+    choice: ExportChoice = EVERYTHING,
+    axes: FbxAxes = BLENDER_AXES,
 ) -> AccumulatedFbxResult:
     """Export ``scene`` to the .fbx ``out`` with every node's accumulated local (see the
     module docstring), over ``frame_range`` (baked at every frame) or at the current
-    frame, read back and checked. Written whole or not at all; the scene is as before."""
+    frame, read back and checked. Written whole or not at all; the scene is as before.
+    ``choice``: which objects and bones the file holds; ``axes``: its axes and scale."""
     check_writable(out)
     if scene != bpy.context.scene:
         raise ExportError(f"scene '{scene.name}' is not the current scene: Blender's exporter writes the current one")
     reader = start_reader()
     try:
-        return _write(scene, out, frame_range, reader)
+        return _write(scene, out, frame_range, reader, choice, axes)
     finally:
         if reader is not None:
             reader.close()
@@ -190,11 +203,14 @@ def write_fbx_accumulated(
             prepare_next()
 
 
-def _write(scene, out: str, frame_range: FrameRange | None, reader) -> AccumulatedFbxResult:
+def _write(
+    scene, out: str, frame_range: FrameRange | None, reader, choice: ExportChoice, axes: FbxAxes
+) -> AccumulatedFbxResult:
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     frames = frame_range.frames() if frame_range else [scene.frame_current]
-    series = read_frames(scene, sorted({*frames, scene.frame_current}))
+    objects = None if choice.objects == "ALL" else exported_objects(scene, choice)
+    series = read_frames(scene, sorted({*frames, scene.frame_current}), objects=objects)
     keep = [series.frames.tolist().index(f) for f in frames]
     series = FrameSeries(
         series.frames[keep],
@@ -207,20 +223,20 @@ def _write(scene, out: str, frame_range: FrameRange | None, reader) -> Accumulat
         series.notes,
     )
     local, _residual = accumulated_frame_locals(series)
-    objects, bones, bone_cols, not_corrected, skinned = _plan(scene, series)
+    written, bones, bone_cols, not_corrected, skinned = _plan(scene, series, choice.deform_only)
     times = np.asarray(frames, dtype=np.float64) / series.fps
     seconds["prepare"] = time.perf_counter() - t0
     checked: dict = {}
 
     def write(tmp: str) -> None:
         t1 = time.perf_counter()
-        edits = _apply_objects([series.keys[i][0] for i in objects], frames, local[:, objects])
+        edits = _apply_objects([series.keys[i][0] for i in written], frames, local[:, written])
         bone_edits = None
         try:
             if bones:
                 bone_edits = fbx_bones.apply_locals(scene, bones, frames, local[:, bone_cols])
             t2 = time.perf_counter()
-            export_fbx(tmp, frame_range)
+            export_fbx(tmp, frame_range, {**choice.fbx(), **axes.fbx()})
             seconds["blender_export"] = time.perf_counter() - t2
             if reader is not None:
                 reader.request(tmp, times)
@@ -239,7 +255,7 @@ def _write(scene, out: str, frame_range: FrameRange | None, reader) -> Accumulat
     write_with(out, write)
     if "failed" in checked:
         raise checked["failed"]
-    corrected = {*objects, *bone_cols}
+    corrected = {*written, *bone_cols}
     error, skew = _check(checked.get("read"), series, local, corrected)
     not_checked = [(name, THROUGH_JOINTS) for name in sorted(skinned)]
     return AccumulatedFbxResult(error, skew, frames, len(corrected), not_corrected, not_checked, seconds)

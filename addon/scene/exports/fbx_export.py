@@ -43,7 +43,8 @@ from .... import core
 from ...model.errors import ExportError, InspectorError
 from ...model.exports.animated_gltf import CHECK_TOLERANCE, needs_split, parent_inverses
 from ...model.exports.animated_split import continuous_split
-from ...model.exports.euler_pole import CAMERA_TURN, FBX_GLOBAL, LIGHT_TURN, pole_turns, turned
+from ...model.exports.choices import BLENDER_AXES, EVERYTHING, ExportChoice, FbxAxes
+from ...model.exports.euler_pole import CAMERA_TURN, LIGHT_TURN, pole_turns, turned
 from ...model.exports.fbx_check import FbxError, compare, prepare_next, start_reader
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
@@ -64,6 +65,7 @@ from ..edits.editing import (
 from ..frames import read_frames, timeline_range
 from . import fbx_bones
 from .gltf_hook import THROUGH_JOINTS, engine_ignored
+from .scope import deform_kept, exported_objects
 
 
 class FbxResult(NamedTuple):
@@ -110,7 +112,12 @@ def _key(obj, frames, trs: core.TRS) -> None:
     fbx_bones.fill_keys(obj.animation_data.action, values, list(frames))
 
 
-def _apply(scene, series, frames, split: list[int], outer: core.TRS, inner: core.TRS) -> list[_Edit]:
+def _apply(
+    scene, series, frames, split: list[int], outer: core.TRS, inner: core.TRS, selected: bool = False
+) -> list[_Edit]:
+    """A helper empty above each object of ``split`` (columns of ``outer`` and ``inner
+    (T, K)``), both keyed; ``selected``: the helpers selected (an export of the
+    selection writes them). Undone by :func:`_undo`."""
     edits: list[_Edit] = []
     try:
         for k, i in enumerate(split):
@@ -125,6 +132,8 @@ def _apply(scene, series, frames, split: list[int], outer: core.TRS, inner: core
             edits.append(_Edit(obj, helper, Parenting.save(obj), obj.rotation_mode, action, had, channels, changed))
             _mute_transform(obj, changed)
             _link_beside(scene, obj, helper)
+            if selected:
+                helper.select_set(True)
             if obj.parent is not None:
                 helper.matrix_parent_inverse = to_blender(np.linalg.inv(parent_matrix(obj)) @ parent_world)
             obj.parent, obj.parent_type = helper, "OBJECT"
@@ -192,9 +201,10 @@ def _undo(edits: list[_Edit]) -> None:
         bpy.context.view_layer.update()
 
 
-def export_fbx(filepath: str, frame_range: FrameRange | None) -> None:
+def export_fbx(filepath: str, frame_range: FrameRange | None, options: dict | None = None) -> None:
     """Blender's FBX exporter; with ``frame_range`` the scene's timeline baked at every
-    frame of it (no simplification), else the current frame's pose. The scene's range
+    frame of it (no simplification), else the current frame's pose; ``options``: more
+    of the exporter's options (which objects and bones, axes, scale). The scene's range
     and frame are restored."""
     with timeline_range(bpy.context.scene, frame_range):
         run_exporter(
@@ -208,6 +218,7 @@ def export_fbx(filepath: str, frame_range: FrameRange | None) -> None:
             bake_anim_use_nla_strips=False,
             bake_anim_force_startend_keying=True,
             add_leaf_bones=False,
+            **(options or {}),
         )
 
 
@@ -219,19 +230,23 @@ def write_fbx(
     *,
     again: bool = True,
     pole_helpers: bool = True,
+    choice: ExportChoice = EVERYTHING,
+    axes: FbxAxes = BLENDER_AXES,
 ) -> FbxResult:
     """Export ``scene`` to the .fbx ``out`` through the export-ready copy (see the
     module docstring) and read it back. Written whole or not at all. ``again``: start
     the ufbx reader of the next export now (a session that exports again; the command
     line, which exports once, says False). ``pole_helpers`` False: objects that need no
     split are written as Blender writes them, also near the Euler pole (the file keeps
-    the scene's hierarchy there; the read-back shows what that costs)."""
+    the scene's hierarchy there; the read-back shows what that costs). ``choice``: which
+    objects and bones the file holds (only those are read, corrected and compared);
+    ``axes``: the file's axes and scale (the read-back converts them back)."""
     check_writable(out)
     if scene != bpy.context.scene:
         raise ExportError(f"scene '{scene.name}' is not the current scene: Blender's exporter writes the current one")
     reader = start_reader()  # its start-up overlaps the frames read and the export
     try:
-        return _write_fbx(scene, out, frame_range, thresholds, reader, pole_helpers)
+        return _write_fbx(scene, out, frame_range, thresholds, reader, pole_helpers, choice, axes)
     finally:
         if reader is not None:
             reader.close()
@@ -240,7 +255,14 @@ def write_fbx(
 
 
 def _write_fbx(
-    scene, out: str, frame_range: FrameRange | None, thresholds: Thresholds, reader, pole_helpers: bool
+    scene,
+    out: str,
+    frame_range: FrameRange | None,
+    thresholds: Thresholds,
+    reader,
+    pole_helpers: bool,
+    choice: ExportChoice,
+    axes: FbxAxes,
 ) -> FbxResult:
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -249,7 +271,8 @@ def _write_fbx(
         frames_read = sorted({*frames, scene.frame_current})
     else:
         frames_read = frames
-    series = read_frames(scene, frames_read)
+    objects = None if choice.objects == "ALL" else exported_objects(scene, choice)
+    series = read_frames(scene, frames_read, objects=objects)
     keep = [frames_read.index(f) for f in frames]
     world = series.world
     parent_world, inverse, _singular = parent_inverses(world, series.parents)
@@ -259,10 +282,13 @@ def _write_fbx(
     split: list[int] = []
     bones: dict[str, list[tuple[str, int]]] = {}
     not_corrected: list[tuple[str, str]] = []
+    in_file = deform_kept(series.keys) if choice.deform_only else None
     for i in np.flatnonzero(needs):
         obj_name, bone = series.keys[i]
         label = node_label(obj_name, bone)
         obj = bpy.data.objects.get(obj_name)
+        if bone and in_file is not None and (obj_name, bone) not in in_file:
+            continue  # not in the file (deform bones only)
         if bone:
             why = fbx_bones.editable(obj, bpy.context.view_layer) if obj is not None else "missing"
             if why:
@@ -286,10 +312,13 @@ def _write_fbx(
     outer, inner = continuous_split(local[:, split], small_inner=True)  # away from Euler gimbal lock
     objects = [k for k, i in enumerate(split) if not series.keys[i][1]]
     split_objects = [split[k] for k in objects]
-    before, after = _written_turns([bpy.data.objects[series.keys[i][0]] for i in split_objects])
+    global_turn = fbx_global(axes)
+    before, after = _written_turns([bpy.data.objects[series.keys[i][0]] for i in split_objects], global_turn)
     outer_objects, inner_objects = turned(outer[:, objects], inner[:, objects], before, after)
     pole, pole_turn = (
-        _off_pole(series, world[keep], local, needs, skinned) if pole_helpers else ([], np.zeros((0, 3, 3)))
+        _off_pole(series, world[keep], local, needs, skinned, global_turn)
+        if pole_helpers
+        else ([], np.zeros((0, 3, 3)))
     )
     seconds["prepare"] = time.perf_counter() - t0
 
@@ -299,14 +328,15 @@ def _write_fbx(
 
     def write(tmp: str) -> None:
         t1 = time.perf_counter()
-        edits = _apply(scene, series, frames, split_objects, outer_objects, inner_objects)
+        selected = choice.objects == "SELECTED"
+        edits = _apply(scene, series, frames, split_objects, outer_objects, inner_objects, selected)
         turns: list[_Turn] = []
         try:
-            turns = _turn(scene, [bpy.data.objects[series.keys[i][0]] for i in pole], pole_turn)
+            turns = _turn(scene, [bpy.data.objects[series.keys[i][0]] for i in pole], pole_turn, selected)
             bone_edits = fbx_bones.apply(scene, bones, frames, outer, inner) if bones else None
             try:
                 t2 = time.perf_counter()
-                export_fbx(tmp, frame_range)
+                export_fbx(tmp, frame_range, {**choice.fbx(), **axes.fbx()})
                 seconds["blender_export"] = time.perf_counter() - t2
                 if reader is not None:
                     reader.request(tmp, times)  # ufbx reads while the edits are undone
@@ -379,20 +409,31 @@ def _parent_in_file(obj, in_view: set) -> bool:
     )
 
 
-def _written_turns(objects: list) -> tuple[np.ndarray, np.ndarray]:
+def fbx_global(axes: FbxAxes) -> np.ndarray:
+    """``(3, 3)`` the turn Blender's FBX exporter applies to the scene for ``axes``
+    (Blender's Z up to the file's axes; ``euler_pole.FBX_GLOBAL`` for its defaults)."""
+    from bpy_extras.io_utils import axis_conversion
+
+    turn: Any = axis_conversion(to_forward=axes.forward, to_up=axes.up)  # a Matrix (the stubs say None)
+    return np.array(turn, dtype=np.float64)
+
+
+def _written_turns(objects: list, global_turn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The constant rotations ``(K, 3, 3)`` Blender's FBX exporter applies before and
     after the local rotation of each of ``objects`` and of a helper put above it: the
-    file's axes on objects without a parent (identity for those whose parent the file
-    lacks: :func:`_off_pole` leaves them out), the light and camera turns."""
+    file's axes ``global_turn`` on objects without a parent (identity for those whose
+    parent the file lacks: :func:`_off_pole` leaves them out), the light and camera turns."""
     before = np.empty((len(objects), 3, 3))
     after = np.empty((len(objects), 3, 3))
     for k, obj in enumerate(objects):
-        before[k] = FBX_GLOBAL if obj.parent is None else np.eye(3)
+        before[k] = global_turn if obj.parent is None else np.eye(3)
         after[k] = LIGHT_TURN if obj.type == "LIGHT" else CAMERA_TURN if obj.type == "CAMERA" else np.eye(3)
     return before, after
 
 
-def _off_pole(series, world, local: np.ndarray, needs: np.ndarray, skinned) -> tuple[list[int], np.ndarray]:
+def _off_pole(
+    series, world, local: np.ndarray, needs: np.ndarray, skinned, global_turn: np.ndarray
+) -> tuple[list[int], np.ndarray]:
     """The objects that need no split but whose written rotation comes near the Euler
     pole, and the turn ``C (M, 3, 3)`` of each one's helper
     (:func:`..model.exports.euler_pole.pole_turns`). Left out: bones (a bone near the
@@ -435,7 +476,7 @@ def _off_pole(series, world, local: np.ndarray, needs: np.ndarray, skinned) -> t
             continue  # instanced by its parent: the helper would be instanced too
         candidates.append(int(i))
         objects.append(obj)
-    before, after = _written_turns(objects)
+    before, after = _written_turns(objects, global_turn)
     budget = POLE_BUDGET * max(1.0, float(np.abs(world).max()))  # the check's own scale
     columns, turns = pole_turns(
         local[:, np.array(candidates, dtype=np.int64)],
@@ -460,17 +501,19 @@ class _Turn(NamedTuple):
     parenting: Parenting
 
 
-def _turn(scene, objects: list, turns: np.ndarray) -> list[_Turn]:
+def _turn(scene, objects: list, turns: np.ndarray, selected: bool = False) -> list[_Turn]:
     """Put a still empty turned by ``turns[k]`` (``C``) between each of ``objects`` and
-    its parent (the empty takes its parenting); the object's parent inverse becomes
-    ``C.T @`` it, so its world matrix and its own channels and animation stay. Undone
-    by :func:`_unturn`, also on failure."""
+    its parent (the empty takes its parenting; ``selected``: it is selected); the
+    object's parent inverse becomes ``C.T @`` it, so its world matrix and its own
+    channels and animation stay. Undone by :func:`_unturn`, also on failure."""
     edits: list[_Turn] = []
     try:
         for obj, c in zip(objects, turns, strict=True):
             helper = bpy.data.objects.new(f"{obj.name} (Euler pole helper)", None)
             edits.append(_Turn(obj, helper, Parenting.save(obj)))
             _link_beside(scene, obj, helper)  # (vertex parents are left out by _off_pole)
+            if selected:
+                helper.select_set(True)
             helper.rotation_mode = "QUATERNION"
             helper.rotation_quaternion = core.matrix_to_quat(c).tolist()
             inverse = np.eye(4)

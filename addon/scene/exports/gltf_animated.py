@@ -18,6 +18,7 @@ import numpy as np
 
 from ...model.errors import ExportError
 from ...model.exports.animated_gltf import FrameError, animated_error
+from ...model.exports.choices import EVERYTHING, ExportChoice
 from ...model.exports.gltf_file import Gltf
 from ...model.frames import FrameRange
 from ...model.outputs import check_writable, write_with
@@ -27,17 +28,23 @@ from ..frames import read_frames, timeline_range
 from ..gltf_export import export_gltf, gltf_conversion
 from .gltf_hook import THROUGH_JOINTS, HookSettings, engine_ignored, keep_shear_in_file
 from .gltf_modes import PER_ANIMATION, AnimationState
+from .scope import exported_objects
 
 
 def export_gltf_frames(
-    filepath: str, frame_range: FrameRange, *, y_up: bool = True, animation_mode: str = "SCENE"
+    filepath: str,
+    frame_range: FrameRange,
+    *,
+    y_up: bool = True,
+    animation_mode: str = "SCENE",
+    choice: ExportChoice = EVERYTHING,
 ) -> None:
     """Blender's glTF exporter sampled at ``frame_range`` (keys at ``frame / fps``
     seconds, objects' rest transforms at the current frame). ``animation_mode``: the
     exporter's ``SCENE`` (the timeline as one animation), or ``ACTIONS``,
     ``ACTIVE_ACTIONS``, ``NLA_TRACKS`` (an animation per action or track, each sampled
-    over its own frames limited to ``frame_range``). The scene's range and frame are
-    restored."""
+    over its own frames limited to ``frame_range``). ``choice``: which objects and bones
+    (the exporter's own options). The scene's range and frame are restored."""
     with timeline_range(bpy.context.scene, frame_range):
         run_exporter(
             "glTF",
@@ -55,6 +62,7 @@ def export_gltf_frames(
             export_current_frame=True,
             export_rest_position_armature=False,
             export_apply=False,
+            **choice.gltf(),
         )
 
 
@@ -80,10 +88,12 @@ class _Subframes:
         return getattr(self._scene, name)
 
 
-def read_subframes(scene, times) -> np.ndarray:
+def read_subframes(scene, times, objects=None) -> np.ndarray:
     """Blender's world matrices at fractional frames ``times (M,)``: ``(M, N, 4, 4)``
-    (the nodes of :func:`.frames.read_frames`). The scene ends on its frame."""
-    return read_frames(_Subframes(scene, times), list(range(len(times))), objects=scene.objects).world
+    (the nodes of :func:`.frames.read_frames` of ``objects``, default all). The scene
+    ends on its frame."""
+    objects = scene.objects if objects is None else objects
+    return read_frames(_Subframes(scene, times), list(range(len(times))), objects=objects).world
 
 
 class AnimatedResult(NamedTuple):
@@ -105,6 +115,7 @@ def write_gltf_frames(
     thresholds: Thresholds = DEFAULT,
     half_frames: bool = True,
     animation_mode: str = "SCENE",
+    choice: ExportChoice = EVERYTHING,
 ) -> AnimatedResult:
     """Export ``scene`` to the .glb ``out``, exact at every frame of ``frame_range``
     (None: a static file of the current frame), and check it. The one implementation
@@ -117,7 +128,10 @@ def write_gltf_frames(
     glTF animation is corrected and checked alone, as the export dialog's option does
     (:func:`.gltf_hook.keep_shear_in_file` with the dialog's settings: the scene's
     animation state saved before the export, the static pose at the current frame);
-    ``animations`` holds each one's error and no half-frame measure is taken."""
+    ``animations`` holds each one's error and no half-frame measure is taken.
+
+    ``choice``: which objects and bones the file holds (Blender's exporter's own
+    options; only those objects are read and compared)."""
     per_animation = animation_mode in PER_ANIMATION
     if animation_mode != "SCENE" and (not per_animation or frame_range is None):
         raise ExportError(f"animation mode {animation_mode} needs a frame range and is one of SCENE, {PER_ANIMATION}")
@@ -126,6 +140,7 @@ def write_gltf_frames(
         raise ExportError(f"scene '{scene.name}' is not the current scene: Blender's exporter writes the current one")
     seconds: dict[str, float] = {}
     _skinned, not_checked = engine_ignored(scene)
+    objects = None if choice.objects == "ALL" else exported_objects(scene, choice)
     result: dict = {}
 
     def write(tmp: str) -> None:
@@ -133,15 +148,15 @@ def write_gltf_frames(
         start_frame = scene.frame_current
         before = AnimationState(scene) if per_animation else None  # as the dialog's option saves it
         if frame_range is None:
-            export_gltf(tmp, y_up=y_up)
+            export_gltf(tmp, y_up=y_up, options=choice.gltf())
         else:
-            export_gltf_frames(tmp, frame_range, y_up=y_up, animation_mode=animation_mode)
+            export_gltf_frames(tmp, frame_range, y_up=y_up, animation_mode=animation_mode, choice=choice)
         t1 = time.perf_counter()
         settings = HookSettings(
             tmp, y_up, frame_range is not None, animation_mode, False, False, static_frame=start_frame, before=before
         )
         wanted = None if per_animation else frame_range.frames() if frame_range is not None else [start_frame]
-        done = keep_shear_in_file(scene, settings, thresholds, wanted)
+        done = keep_shear_in_file(scene, settings, thresholds, wanted, objects)
         if not done.corrected or done.error is None:
             raise ExportError(f"{out!r} could not be corrected: {done.why}")
         seconds.update(blender_export=t1 - t0, correct=time.perf_counter() - t1)
@@ -157,7 +172,7 @@ def write_gltf_frames(
         t0 = time.perf_counter()
         fps = scene.render.fps / scene.render.fps_base
         mids = (np.asarray(frames[:-1], dtype=np.float64) + np.asarray(frames[1:])) / 2.0
-        world = read_subframes(scene, mids)
+        world = read_subframes(scene, mids, objects)
         conversion = gltf_conversion(y_up)
         half = animated_error(Gltf.load(out), done.keys, world, mids / fps, conversion, done.skip)
         seconds["half_frames"] = time.perf_counter() - t0

@@ -125,12 +125,17 @@ class HookResult(NamedTuple):
 
 
 def keep_shear_in_file(
-    scene, settings: HookSettings, thresholds: Thresholds = DEFAULT, wanted: list[int] | None = None
+    scene,
+    settings: HookSettings,
+    thresholds: Thresholds = DEFAULT,
+    wanted: list[int] | None = None,
+    objects=None,
 ) -> HookResult:
     """Add the animated helpers to the .glb the exporter wrote and check it (in place:
     the exporter's own output file, rewritten whole through a temporary file).
     ``wanted``: the frames the file must match (default: what the file holds, see the
-    module docstring)."""
+    module docstring); ``objects``: the objects to read (default all of the scene's; the
+    file's other nodes are left as they are)."""
     path = settings.filepath
     if not path.lower().endswith((".glb", ".gltf")):
         return HookResult(False, "not a .glb or .gltf file", [], None, [])
@@ -159,7 +164,7 @@ def keep_shear_in_file(
     else:
         frames = np.array([scene.frame_current], dtype=np.int64)
         times = frames / fps
-    series = read_frames(scene, [int(f) for f in frames])
+    series = read_frames(scene, [int(f) for f in frames], objects=objects)
     conversion = gltf_conversion(settings.y_up)
     skip = _skipped(scene, series.keys, settings)
     try:

@@ -23,6 +23,7 @@ import bpy
 import numpy as np
 
 from ...model.errors import ExportError, UsageError
+from ...model.exports.choices import ExportChoice
 from ...model.exports.usd_check import UsdErrors, compare, prepare_next, start_worker, usd_available
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
@@ -61,12 +62,15 @@ def export_usd(
     xform_op_mode: str = "TRS",
     only_deform_bones: bool = False,
     on_frame=None,
+    choice: ExportChoice | None = None,
 ) -> None:
     """Blender's USD exporter: the scene's frames ``frame_range.start .. end`` (every
     frame: the exporter has no step), else the current frame. Objects as the viewport
     shows them; Blender's names kept on the prims (the read-back matches by them).
     ``on_frame(scene, depsgraph)``: a ``frame_change_post`` handler for the length of
-    the export (it sees each frame the exporter evaluates, with its depsgraph)."""
+    the export (it sees each frame the exporter evaluates, with its depsgraph).
+    ``choice``: which objects and bones (the exporter's own options; None: its
+    defaults, visible objects, and ``only_deform_bones``)."""
     scene = bpy.context.scene
     missing = usd_exporter_missing()
     if missing:
@@ -83,7 +87,7 @@ def export_usd(
             filepath=filepath,
             export_animation=frame_range is not None,
             export_armatures=True,
-            only_deform_bones=only_deform_bones,
+            **_options(**(choice.usd() if choice is not None else {"only_deform_bones": only_deform_bones})),
             **_options(
                 xform_op_mode=xform_op_mode,
                 evaluation_mode="VIEWPORT",
@@ -226,6 +230,7 @@ def write_usd(
     only_deform_bones: bool = False,
     fix: bool = True,
     again: bool = True,
+    choice: ExportChoice | None = None,
 ) -> UsdResult:
     """Export ``scene`` to ``out`` (.usd, .usda or .usdc) exact at every frame of
     ``frame_range`` (None: the current frame) and check it (see the module docstring).
@@ -233,7 +238,8 @@ def write_usd(
     Written whole or not at all; the scene is unchanged. ``fix`` False: Blender's file
     as it is, only read back (for measuring). ``again``: start the usd-core process of
     the next export now (a session that exports again; the command line, which exports
-    once, says False)."""
+    once, says False). ``choice``: which objects and bones (None: the exporter's default,
+    visible objects, and ``only_deform_bones``)."""
     if not out.lower().endswith(EXTENSIONS):
         raise UsageError(f"{out!r}: USD output must be one of {', '.join(EXTENSIONS)}")
     if xform_op_mode not in XFORM_OP_MODES:
@@ -248,14 +254,16 @@ def write_usd(
         raise ExportError("usd-core (pip package 'usd-core') is not installed: the USD file cannot be corrected")
     worker = start_worker()  # its start-up (Python, numpy, pxr) overlaps Blender's export
     try:
-        return _write_usd(scene, out, frame_range, thresholds, xform_op_mode, only_deform_bones, fix, worker)
+        return _write_usd(scene, out, frame_range, thresholds, xform_op_mode, only_deform_bones, fix, worker, choice)
     finally:
         worker.close()
         if again:
             prepare_next()
 
 
-def _write_usd(scene, out, frame_range, thresholds, xform_op_mode, only_deform_bones, fix, worker) -> UsdResult:
+def _write_usd(
+    scene, out, frame_range, thresholds, xform_op_mode, only_deform_bones, fix, worker, choice=None
+) -> UsdResult:
     seconds: dict[str, float] = {}
     frames = frame_range.frames() if frame_range else [scene.frame_current]
     fps = scene.render.fps / scene.render.fps_base
@@ -267,7 +275,14 @@ def _write_usd(scene, out, frame_range, thresholds, xform_op_mode, only_deform_b
 
     def write(tmp: str) -> None:
         t0 = time.perf_counter()
-        export_usd(tmp, frame_range, xform_op_mode=xform_op_mode, only_deform_bones=only_deform_bones, on_frame=during)
+        export_usd(
+            tmp,
+            frame_range,
+            xform_op_mode=xform_op_mode,
+            only_deform_bones=only_deform_bones,
+            on_frame=during,
+            choice=choice,
+        )
         t1 = time.perf_counter()
         seconds["blender_export"] = t1 - t0
         series = during.series(frames, fps) if during is not None else None

@@ -91,10 +91,12 @@ def stretchy_rigify(
     period: int | None = None,
     walk: bool = False,
     wiggle: bool = False,
+    stretch: tuple[int, int, int] = STRETCH,
+    stretch_scale: tuple[float, float, float] = STRETCH_SCALE,
 ):
     """A generated Rigify human rig (``rig``) whose ``bone`` scales non-uniformly by
-    :data:`STRETCH_SCALE` between frames ``STRETCH[0]`` and ``STRETCH[2]`` (linear keys,
-    largest at ``STRETCH[1]``) and is unscaled at every other frame; with ``period``
+    ``stretch_scale`` between frames ``stretch[0]`` and ``stretch[2]`` (linear keys,
+    largest at ``stretch[1]``) and is unscaled at every other frame; with ``period``
     the stretch repeats every ``period`` frames. With ``walk`` the rig's ``root`` moves
     at every frame (so every bone moves every frame). With ``wiggle`` every control bone
     (:func:`control_bones`) also rotates: random keys (about 6 degrees) every 5 frames,
@@ -110,15 +112,7 @@ def stretchy_rigify(
     bpy.ops.pose.rigify_generate()  # type: ignore[attr-defined]
     rig = next(o for o in scene.objects if o.type == "ARMATURE" and o is not metarig and "rig" in o.name)
     metarig.hide_set(True)
-    pose_bone = rig.pose.bones[bone]
-    low, peak, high = STRETCH
-    pose_bone.scale = (1.0, 1.0, 1.0)
-    pose_bone.keyframe_insert("scale", frame=1)
-    for start in range(0, frames, period or frames):
-        for frame, scale in ((low, (1.0, 1.0, 1.0)), (peak, STRETCH_SCALE), (high, (1.0, 1.0, 1.0))):
-            if start + frame <= frames:
-                pose_bone.scale = scale
-                pose_bone.keyframe_insert("scale", frame=start + frame)
+    _key_stretch(rig.pose.bones[bone], frames, stretch, stretch_scale, period)
     if walk:
         root = rig.pose.bones["root"]
         for frame, y in ((1, 0.0), (frames, 0.02 * frames)):
@@ -128,6 +122,42 @@ def stretchy_rigify(
         _wiggle(rig, frames)
     _linear(rig)
     scene.frame_start, scene.frame_end = 1, frames
+    scene.frame_set(1)
+    return rig
+
+
+def _key_stretch(pose_bone, frames: int, stretch, stretch_scale, period: int | None = None) -> None:
+    """Key ``pose_bone``'s scale: 1 at frame 1 and at ``stretch[0]`` and ``stretch[2]``,
+    ``stretch_scale`` at ``stretch[1]`` (every ``period`` frames when given)."""
+    low, peak, high = stretch
+    pose_bone.scale = (1.0, 1.0, 1.0)
+    pose_bone.keyframe_insert("scale", frame=1)
+    for start in range(0, frames, period or frames):
+        for frame, scale in ((low, (1.0, 1.0, 1.0)), (peak, stretch_scale), (high, (1.0, 1.0, 1.0))):
+            if start + frame <= frames:
+                pose_bone.scale = scale
+                pose_bone.keyframe_insert("scale", frame=start + frame)
+
+
+#: The rigger's rig (:func:`rigger_rig`): the torso squashed most at frame 20, the left
+#: forearm's tweak stretched most at frame 25.
+TORSO_SQUASH = ((10, 20, 30), (1.3, 1.0, 0.7))
+FOREARM_STRETCH = ((15, 25, 35), (0.8, 1.5, 0.8))
+
+
+def rigger_rig(scene, frames: int = 40):
+    """A rigger's test scene: a generated Rigify human (``rig``, its ``metarig`` hidden,
+    Rigify's 220 widgets in the excluded collection ``WGTS_rig``), the torso squashed
+    (:data:`TORSO_SQUASH`), ``forearm_tweak.L`` stretched (:data:`FOREARM_STRETCH`),
+    every control bone's rotation keyed every 5 frames over ``frames`` frames, and a
+    skinned mesh ``Body`` (a box at every deform bone, weighted to it). Returns the rig."""
+    from ..exports.scenes import skin_boxes
+
+    (torso_frames, torso_scale), (arm_frames, arm_scale) = TORSO_SQUASH, FOREARM_STRETCH
+    rig = stretchy_rigify(scene, frames, "torso", wiggle=True, stretch=torso_frames, stretch_scale=torso_scale)
+    _key_stretch(rig.pose.bones["forearm_tweak.L"], frames, arm_frames, arm_scale)
+    _linear(rig)
+    skin_boxes(scene, rig)
     scene.frame_set(1)
     return rig
 
