@@ -43,12 +43,11 @@ def export_gltf(filepath: str, *, y_up: bool = True, selection_only: bool = Fals
         filepath=filepath,
         export_format=fmt,
         export_yup=y_up,
-        use_selection=selection_only,
         export_animations=False,
         export_current_frame=True,
         export_rest_position_armature=False,
         export_apply=False,
-        **(options or {}),
+        **{"use_selection": selection_only, **(options or {})},
     )
 
 

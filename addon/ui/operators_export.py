@@ -106,12 +106,17 @@ class _Export(ExportHelper):
     def poll(cls, context):
         return object_or_pose_mode(cls, context)
 
-    def invoke(self, context, event):
+    def _default_frames(self, context) -> None:
+        """Frames not chosen: the scene's range when the scene animates, else the current frame."""
         if not self.properties.is_property_set("frames"):  # type: ignore[attr-defined]
             self.frames = "RANGE" if scene_animates(context.scene) else "CURRENT"
+
+    def invoke(self, context, event):
+        self._default_frames(context)
         return ExportHelper.invoke(self, context, event)  # type: ignore[arg-type]
 
     def frame_range(self, context) -> FrameRange | None:
+        self._default_frames(context)
         scene = context.scene
         return FrameRange(scene.frame_start, scene.frame_end, scene.frame_step) if self.frames == "RANGE" else None
 
@@ -206,6 +211,11 @@ class _Fbx(_Export):
     apply_scale_options: EnumProperty(name="Apply Scalings", items=APPLY_SCALINGS, default="FBX_SCALE_NONE")  # type: ignore[valid-type]
 
     def axes(self) -> FbxAxes:
+        """The fields, the preset's values where they were not set (a script or the
+        command line passing only ``preset``: no update callback runs then)."""
+        props = self.properties  # type: ignore[attr-defined]
+        if not any(props.is_property_set(f) for f in ("axis_forward", "axis_up", "apply_scale_options")):
+            _apply_preset(self)
         return FbxAxes(self.axis_forward, self.axis_up, self.apply_scale_options)
 
     def draw_fbx(self, layout) -> None:
@@ -217,6 +227,7 @@ class _Fbx(_Export):
         layout.prop(self, "apply_scale_options")
 
     def execute(self, context):
+        self.axes()
         if self.axis_forward[-1] == self.axis_up[-1]:
             self.report({"ERROR"}, f"Forward ({self.axis_forward}) and Up ({self.axis_up}) must be different axes")
             return {"CANCELLED"}

@@ -217,23 +217,30 @@ def test_bones_get_bone_advice_and_say_when_blender_has_no_fix(scene_file):
     assert math.isfinite(ins.worst_corner[index[("Scaled rig", "B")]])
 
 
-def test_after_bake_the_message_says_per_family_what_changed(addon):
-    from hierarchy_inspector.addon.model.advice.after_fix import families, few, summary
+def test_after_bake_the_headline_says_per_engine_path_what_changed(addon):
+    """One short line, per engine path that counts, for Blender's status bar (it cut the
+    400-600 characters of the old message); names and explanations in the details."""
+    from hierarchy_inspector.addon.model.advice.after_fix import few, paths_off, summary
     from hierarchy_inspector.addon.model.text import Units
 
     demo_scenes.build_demo_scene(bpy.context.scene)
     before = scan_scene(bpy.context.scene)
     baked = bake.bake_residual(before)
     after = scan_scene(bpy.context.scene)
-    text = summary("Baked", baked, before, after, Units("METRIC"), bake=True)
-    b, f = families(before), families(after)
+    headline, details = summary("Baked", baked, before, after, Units("METRIC"), bake=True)
+    b, f = paths_off(before), paths_off(after)
+    acc = paths.ACCUMULATED
     # 'Child' is sheared: the accumulated export missed it before and places it after.
-    assert ("Child", "") in b.accumulated_export and ("Child", "") not in f.accumulated_export
+    assert ("Child", "") in b[acc].exported and ("Child", "") not in f[acc].exported
     limit = after.thresholds.corner
     residual = accumulated_locals(after)[1].max_corner
-    assert len(f.accumulated_export) == int((residual > limit).sum())
-    assert f"Export accumulated TRS off for {len(b.accumulated_export)} -> {len(f.accumulated_export)} nodes" in text
-    assert text.startswith(f"Baked {len(baked)} object") and "sheared bones are unchanged" in text
+    assert len(f[acc].exported) == int((residual > limit).sum())
+    assert headline.startswith(f"Baked {len(baked)} object") and len(headline) < 260, headline
+    for label in ("glTF, Unity", "Unreal FBX", "Unreal locals", "Ogre"):
+        assert label in headline, (label, headline)
+    assert f"accumulated FBX {len(b[acc].exported)} -> {len(f[acc].exported)}" in headline
+    assert details[0] == f"Baked: {', '.join(baked)}"
+    assert any("sheared bones are unchanged" in line for line in details)
     assert few([f"n{k}" for k in range(300)]) == "'n0', 'n1', 'n2' and 297 more"
 
 

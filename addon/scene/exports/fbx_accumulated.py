@@ -45,7 +45,7 @@ from ...model.timeline import FrameSeries
 from ..edits.editing import OBJECT_CHANNELS, Parenting, put_back, set_saved, to_blender
 from ..frames import read_frames
 from . import fbx_bones
-from .fbx_export import EXPORTED_TYPES, _key, _mute_transform, export_fbx
+from .fbx_export import EXPORTED_TYPES, _key, _mute_transform, export_fbx, written_frames
 from .gltf_hook import THROUGH_JOINTS, engine_ignored
 from .scope import deform_kept, exported_objects
 
@@ -271,7 +271,9 @@ def _check(read, series: FrameSeries, local: core.TRS, corrected: set) -> tuple[
     t_count, n = series.world.shape[:2]
     tiled = core.Hierarchy(series.parents).tile(t_count)
     flat = core.TRS(local.translation.reshape(-1, 3), local.rotation.reshape(-1, 4), local.scale.reshape(-1, 3))
-    expected = tiled.accumulate(flat).to_matrix().reshape(t_count, n, 4, 4)
+    turn = written_frames(series.keys)  # lights' and cameras' own frames, turned by the exporter
+    expected = tiled.accumulate(flat).to_matrix().reshape(t_count, n, 4, 4) @ turn
+    blender = series.world @ turn
     column = read.index()
     nodes = sorted(i for i in corrected if column.get(_file_key(series.keys[i])) is not None)
     if not nodes:
@@ -285,7 +287,7 @@ def _check(read, series: FrameSeries, local: core.TRS, corrected: set) -> tuple[
         for world in shown.values():
             worst = np.maximum(worst, np.abs(world[cols] - expected[t, nodes]).max(axis=(1, 2)))
         lo, hi = series.box_min[t, nodes], series.box_max[t, nodes]
-        skew = np.maximum(skew, core.box_corner_distance(series.world[t, nodes], shown[ACCUMULATED][cols], lo, hi))
+        skew = np.maximum(skew, core.box_corner_distance(blender[t, nodes], shown[ACCUMULATED][cols], lo, hi))
     labels = [node_label(*series.keys[i]) for i in nodes]
     scale = max(1.0, float(np.abs(expected[:, nodes]).max()))
     error = FbxError(

@@ -359,13 +359,27 @@ def _write_fbx(
         raise checked["failed"]
     t4 = time.perf_counter()
     read = checked.get("read")
-    error = compare(read, series.keys, world[keep], skip) if read is not None else None
+    error = compare(read, series.keys, world[keep] @ written_frames(series.keys), skip) if read is not None else None
     seconds["check"] += time.perf_counter() - t4
     labels = [node_label(*series.keys[i]) for i in split]
     pole_labels = [node_label(*series.keys[i]) for i in pole]
     deformed = sorted({series.keys[i][0] for i in skip})
     not_checked += [(name, THROUGH_JOINTS) for name in deformed]
     return FbxResult(error, frames, labels, pole_labels, not_corrected, not_checked, seconds)
+
+
+def written_frames(keys) -> np.ndarray:
+    """``(N, 4, 4)`` the turn Blender's FBX exporter gives each node's own frame: lights
+    90 degrees about X, cameras 90 about Y (``fbx_utils``' ``MAT_CONVERT_LIGHT`` and
+    ``MAT_CONVERT_CAMERA``: the file's global is Blender's world times it; their
+    children are not turned), the identity elsewhere."""
+    out = np.broadcast_to(np.eye(4), (len(keys), 4, 4)).copy()
+    for i, (name, bone) in enumerate(keys):
+        obj = None if bone else bpy.data.objects.get(name)
+        kind = getattr(obj, "type", "")
+        if kind in ("LIGHT", "CAMERA"):
+            out[i, :3, :3] = LIGHT_TURN if kind == "LIGHT" else CAMERA_TURN
+    return out
 
 
 def _object_readers(scene, split: set[str]) -> list[tuple[str, str]]:

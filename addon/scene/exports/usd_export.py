@@ -76,6 +76,16 @@ def export_usd(
     if missing:
         raise ExportError(f"{missing}: no USD export")
     saved = (scene.frame_start, scene.frame_end, scene.frame_current, scene.frame_subframe)
+    which = _options(**(choice.usd() if choice is not None else {"only_deform_bones": only_deform_bones}))
+    selection = None
+    if choice is not None and choice.objects == "VISIBLE" and "visible_objects_only" not in which:
+        # Blender 4.4 dropped 'Visible Only' (hidden objects are written): the visible
+        # objects are exported as the selection, and the selection is put back.
+        layer = bpy.context.view_layer
+        selection = [(obj, obj.select_get()) for obj in layer.objects]
+        for obj in layer.objects:
+            obj.select_set(obj.visible_get())
+        which["selected_objects_only"] = True
     if on_frame is not None:
         bpy.app.handlers.frame_change_post.append(on_frame)
     try:
@@ -87,7 +97,7 @@ def export_usd(
             filepath=filepath,
             export_animation=frame_range is not None,
             export_armatures=True,
-            **_options(**(choice.usd() if choice is not None else {"only_deform_bones": only_deform_bones})),
+            **which,
             **_options(
                 xform_op_mode=xform_op_mode,
                 evaluation_mode="VIEWPORT",
@@ -100,6 +110,8 @@ def export_usd(
     finally:
         if on_frame is not None:
             bpy.app.handlers.frame_change_post.remove(on_frame)
+        for obj, was in selection or ():
+            obj.select_set(was)
         scene.frame_start, scene.frame_end = saved[0], saved[1]
         scene.frame_set(saved[2], subframe=saved[3])
 
