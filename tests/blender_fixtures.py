@@ -42,3 +42,20 @@ def addon(empty_scene):
         yield module
     finally:
         module.unregister()
+
+
+@pytest.fixture(scope="session")
+def rigger_blend(tmp_path_factory) -> str:
+    """A rigger's scene, built once per session and saved (open it with
+    ``bpy.ops.wm.open_mainfile``): a generated Rigify human ('rig'; its 'metarig'
+    hidden, 220 widgets in the excluded collection 'WGTS_rig'), the torso squashed
+    most at frame 20, 'forearm_tweak.L' stretched most at frame 25, every control
+    bone's rotation keyed over 40 frames, and a skinned mesh 'Body'
+    (:func:`hierarchy_inspector.addon.scene.timeline.animated.rigger_rig`)."""
+    from hierarchy_inspector.addon.scene.timeline import animated
+
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    animated.rigger_rig(bpy.context.scene)
+    path = str(tmp_path_factory.mktemp("rigger") / "rigger.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path, copy=True)
+    return path

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import core
+from .advice.causes import copied_skew, copies
 from .engines.paths import ACCUMULATED, MATRIX, UNREAL_FBX, UNREAL_INTERCHANGE
 from .inspection import Inspection
 from .nodes import BONE
@@ -25,26 +26,32 @@ def explain(inspection: Inspection, i: int, units: Units = PLAIN) -> list[str]:
     nodes, a = inspection.nodes, inspection.analysis
     name = nodes.label(i)
     out: list[str] = []
-    if nodes.notes[i]:
+    copying = copies(inspection, i)
+    if copying:
+        out.append(f"{copied_skew(inspection, i)} ({nodes.notes[i] or 'constraints'}).")
+    elif nodes.notes[i]:
         out.append(f"'{name}' is evaluated differently ({nodes.notes[i]}): Blender's matrix is not its raw transform.")
     if inspection.singular_parent[i]:
         parent = nodes.label(int(nodes.parents[i]))
         out.append(f"Parent '{parent}' has zero scale on an axis: the local transform of '{name}' is undefined.")
     if inspection.lossy_local[i]:
         local_shear = float(inspection.local_shear_max[i])
-        why = (
-            "its Inherit Scale mode under a non-uniformly scaled parent"
-            if nodes.kind(i) == BONE
-            else "often a parent inverse set while the parent was rotated and scaled non-uniformly"
-        )
+        if copying:
+            why = f"it copies '{nodes.name(int(nodes.follows[i]))}', which its parent does not follow"
+        elif nodes.kind(i) == BONE:
+            why = "its Inherit Scale mode under a non-uniformly scaled parent"
+        else:
+            why = "often a parent inverse set while the parent was rotated and scaled non-uniformly"
         out.append(
             f"The local matrix of '{name}' holds {local_shear:.1f}\N{DEGREE SIGN} of shear ({why}); "
             f"plain glTF and FBX exports drop it."
         )
     shear = float(inspection.shear_max[i])
     if inspection.sheared[i]:
-        cause = shear_cause(inspection, i)
-        if cause is not None:
+        cause = None if copying else shear_cause(inspection, i)
+        if copying:
+            out.append(f"'{name}' is skewed {shear:.1f}\N{DEGREE SIGN} as what it copies is.")
+        elif cause is not None:
             ancestor, angle = cause
             scale = a.local.scale[ancestor]
             out.append(

@@ -38,7 +38,10 @@ class Nodes:
     ``channel_scale (N, 3)`` the scale the user typed (object scale times delta scale,
     a pose bone's scale; NaN unknown), ``inherit_scale[i]`` a bone's Inherit Scale mode
     ("" for objects), ``deform (N,)`` bool a bone's Deform option, ``types[i]`` an
-    object's type ("MESH", "ARMATURE", ...; "" for bones).
+    object's type ("MESH", "ARMATURE", ...; "" for bones), ``follows (N,)`` the node
+    whose transform a node's constraints copy (a Rigify ``DEF-`` bone's Copy Transforms
+    target; -1 none or unknown), ``hidden (N,)`` bool a bone the viewport does not show
+    (hidden, or in no visible bone collection) or an object it does not show.
     """
 
     keys: list[tuple[str, str]] = field(default_factory=list)
@@ -54,6 +57,8 @@ class Nodes:
     types: list[str] = field(default_factory=list)
     #: node index -> name of the instanced object, for instance nodes (see ``scene.instances``)
     instance_of: dict[int, str] = field(default_factory=dict)
+    follows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    hidden: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     def __post_init__(self):
         n = len(self.keys)
@@ -67,6 +72,10 @@ class Nodes:
             self.deform = np.zeros(n, dtype=bool)
         if not self.types:
             self.types = [""] * n
+        if len(self.follows) != n:
+            self.follows = np.full(n, -1, dtype=np.int64)
+        if len(self.hidden) != n:
+            self.hidden = np.zeros(n, dtype=bool)
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -114,6 +123,8 @@ class Nodes:
             self.deform[keep],
             [self.types[i] for i in keep],
             {int(new_index[i]): name for i, name in self.instance_of.items() if new_index[i] >= 0},
+            np.where(self.follows[keep] >= 0, new_index[np.maximum(self.follows[keep], 0)], -1),
+            self.hidden[keep],
         )
 
     def chain(self, i: int) -> list[int]:

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import core
-from ...core import unreal_math as ue
 from .advice.actions import advice
+from .advice.residuals import accumulated_export_residual, unreal_export_residual
 from .engines.paths import ACCUMULATED, MATRIX, UNREAL_FBX, UNREAL_INTERCHANGE
 from .explain import explain
 from .inspection import Inspection
@@ -51,34 +51,6 @@ BONE_LOCAL_NOTE = (
 def _moved(dev, i: int, units: Units) -> str:
     """``70.7 cm, 12.3°``: how far the origin moves and how far the axes turn."""
     return f"{units.length(dev.position[i])}, {fmt_num(dev.rotation_deg[i], 1)}{DEG}"
-
-
-def accumulated_export_residual(inspection: Inspection) -> np.ndarray | None:
-    """``(N,)`` largest corner distance left by Fix > Export accumulated TRS (None when
-    a zero scale makes that export impossible).
-
-    That export rebuilds every world as Blender's world decomposed (translation,
-    rotation, scale; the shear dropped), so what it leaves is the distance between the
-    world and that TRS, node by node, without the export's hierarchy fold (equal to
-    :func:`.exports.accumulated.accumulated_locals`'s residual: tested on the demo and
-    on a Rigify rig). The panel computes it on every change.
-    """
-    nodes, world = inspection.nodes, inspection.world
-    has = nodes.parents >= 0
-    if np.any(world.scale[nodes.parents[has]] == 0.0):
-        return None
-    return core.box_corner_distance(nodes.world, world.trs().to_matrix(), nodes.box_min, nodes.box_max)
-
-
-def unreal_export_residual(inspection: Inspection) -> np.ndarray:
-    """``(N,)`` largest corner distance left by Export FBX (exact) in Unreal's classic
-    importer: the file's globals are Blender's worlds, and the importer keeps each as an
-    ``FTransform`` (its shear dropped), so what is left is each world's own skew."""
-    nodes = inspection.nodes
-    if not len(nodes):
-        return np.zeros(0)
-    kept = ue.to_matrix(*ue.from_matrix(nodes.world))
-    return core.box_corner_distance(nodes.world, kept, nodes.box_min, nodes.box_max)
 
 
 #: The panel's short name of each engine path (rows at the default sidebar width).

@@ -59,14 +59,52 @@ def _scales(collection, count: int, prop: str = "scale") -> np.ndarray:
     return buf.reshape(count, 3).astype(np.float64)
 
 
+#: Constraints that give their owner another node's whole transform: the owner follows
+#: that node (:attr:`~..model.nodes.Nodes.follows`).
+FOLLOWING = frozenset({"COPY_TRANSFORMS", "CHILD_OF", "ARMATURE"})
+
+
+def _followed(owner, constraints, index: dict) -> int:
+    """The node index of the first unmuted :data:`FOLLOWING` constraint's target among
+    ``constraints`` (a bone target by its armature and bone; ``ARMATURE``: its first
+    target), -1 when none is among the read nodes."""
+    for con in constraints:
+        if con.type not in FOLLOWING or con.mute or con.influence <= 0.0:
+            continue
+        if con.type == "ARMATURE":
+            targets = list(con.targets)
+            target, bone = (targets[0].target, targets[0].subtarget) if targets else (None, "")
+        else:
+            target, bone = con.target, getattr(con, "subtarget", "")
+        if target is None:
+            continue
+        return index.get((target.name, bone or ""), -1)
+    return -1
+
+
+def bone_hidden(bone) -> bool:
+    """Whether the viewport hides ``bone``: hidden itself, or in bone collections none
+    of which shows (a bone in no collection shows)."""
+    if bone.hide:
+        return True
+    collections = getattr(bone, "collections", None)
+    if collections is None or not len(collections):
+        return False
+    return not any(getattr(c, "is_visible_effectively", c.is_visible) for c in collections)
+
+
 def annotate(nodes: Nodes, objects=None) -> Nodes:
-    """Fill ``channel_scale``, ``types``, ``inherit_scale`` and ``deform`` of ``nodes``
-    (in place; returns it). ``objects``: the collection ``nodes`` was read from (its
-    objects are the first nodes, in order: read in bulk), else objects are looked up by
-    name. Nodes whose object or bone no longer exists keep the defaults ("unknown")."""
+    """Fill ``channel_scale``, ``types``, ``inherit_scale``, ``deform``, ``follows`` and
+    ``hidden`` of ``nodes`` (in place; returns it). ``objects``: the collection ``nodes``
+    was read from (its objects are the first nodes, in order: read in bulk), else
+    objects are looked up by name. Nodes whose object or bone no longer exists keep the
+    defaults ("unknown")."""
     n = len(nodes)
     channel = np.full((n, 3), np.nan)
     deform = np.zeros(n, dtype=bool)
+    follows = np.full(n, -1, dtype=np.int64)
+    hidden = np.zeros(n, dtype=bool)
+    index = nodes.index()
     bones: dict[str, dict[str, int]] = {}
     named: dict[str, list[int]] = {}
     for i, (owner, bone) in enumerate(nodes.keys):
@@ -86,27 +124,42 @@ def annotate(nodes: Nodes, objects=None) -> Nodes:
             channel[rows] = np.asarray(obj.scale, dtype=np.float64) * np.asarray(obj.delta_scale, dtype=np.float64)
             for i in rows:
                 nodes.types[i] = obj.type
-    for armature_name, index in bones.items():
+    for object_name, rows in named.items():
+        obj = bpy.data.objects.get(object_name)
+        if obj is None:
+            continue
+        hidden[rows] = not obj.visible_get()
+        if len(obj.constraints):
+            follows[rows] = _followed(obj, obj.constraints, index)
+    for armature_name, rows in bones.items():
         arm = bpy.data.objects.get(armature_name)
         if arm is None or arm.type != "ARMATURE" or arm.pose is None:
             continue
         pose_bones = arm.pose.bones
-        if 4 * len(index) < len(pose_bones):  # a chain: look its few bones up
-            for bone_name, i in index.items():
+        arm_hidden = not arm.visible_get()
+        if 4 * len(rows) < len(pose_bones):  # a chain: look its few bones up
+            for bone_name, i in rows.items():
                 pb = pose_bones.get(bone_name)
                 if pb is not None:
                     channel[i] = tuple(pb.scale)
-                    nodes.inherit_scale[i] = pb.bone.inherit_scale
-                    deform[i] = pb.bone.use_deform
+                    _bone_facts(nodes, pb, i, deform, follows, hidden, index, arm_hidden)
             continue
         scales = _scales(pose_bones, len(pose_bones))
         for k, pb in enumerate(pose_bones):
-            i = index.get(pb.name)
+            i = rows.get(pb.name)
             if i is None:
                 continue
-            bone = pb.bone
             channel[i] = scales[k]
-            nodes.inherit_scale[i] = bone.inherit_scale
-            deform[i] = bone.use_deform
-    nodes.channel_scale, nodes.deform = channel, deform
+            _bone_facts(nodes, pb, i, deform, follows, hidden, index, arm_hidden)
+    nodes.channel_scale, nodes.deform, nodes.follows, nodes.hidden = channel, deform, follows, hidden
     return nodes
+
+
+def _bone_facts(nodes, pb, i, deform, follows, hidden, index, arm_hidden) -> None:
+    """A pose bone's Inherit Scale, Deform, the node it follows and whether it shows."""
+    bone = pb.bone
+    nodes.inherit_scale[i] = bone.inherit_scale
+    deform[i] = bone.use_deform
+    hidden[i] = arm_hidden or bone_hidden(bone)
+    if len(pb.constraints):
+        follows[i] = _followed(pb, pb.constraints, index)

@@ -196,10 +196,11 @@ class HI_OT_scan(bpy.types.Operator):
         fill_scan_list(context.scene.hierarchy_inspector, result, seconds)
         live.remember_scan(result, context.scene.objects)
         summary = result.summary()
+        corner = settings.units(context).length(summary["max_deviation"])
         self.report(
             {"INFO"},
-            f"{summary['flagged']} of {summary['nodes']} nodes flagged; max shear {summary['max_shear_deg']:.2f} deg, "
-            f"max corner deviation {summary['max_deviation']:.4g} ({seconds:.2f} s)",
+            f"{summary['flagged']} of {summary['nodes']} nodes flagged; largest shear "
+            f"{summary['max_shear_deg']:.2f}\N{DEGREE SIGN}, largest corner distance {corner} ({seconds:.2f} s)",
         )
         if skipped:
             more = f" (and {len(skipped) - 3} more)" if len(skipped) > 3 else ""

@@ -69,7 +69,7 @@ class HI_AddonPreferences(bpy.types.AddonPreferences):
         soft_max=90.0,
     )
     line_width: FloatProperty(  # type: ignore[valid-type]
-        name="Line width (px)", default=_STYLE.line_width, min=1.0, max=10.0, subtype="PIXEL"
+        name="Line width", default=_STYLE.line_width, min=1.0, max=10.0, subtype="PIXEL"
     )
     max_nodes: IntProperty(  # type: ignore[valid-type]
         name="Flagged nodes drawn",

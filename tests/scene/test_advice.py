@@ -204,7 +204,11 @@ def test_bones_get_bone_advice_and_say_when_blender_has_no_fix(scene_file):
     index = ins.nodes.index()
     aligned_tip = {a.action: a.text for a in advice(ins, index[("Inherit scale rig", "ALIGNED.tip")])}
     # Aligned removes the skew but no bone setting keeps glTF exact: the exact export does.
-    assert "no bone setting keeps the shear" in aligned_tip["EXPORT_GLTF_EXACT"]
+    # Its own local and world hold no shear (its chain row says 0.0 degrees): the text
+    # names the bone whose local does, and the helper goes above that one.
+    assert ins.local_shear_max[index[("Inherit scale rig", "ALIGNED.tip")]] < 1e-3
+    assert "the shear is in the local of 'ALIGNED.mid'" in aligned_tip["EXPORT_GLTF_EXACT"]
+    assert "helper joint above 'ALIGNED.mid'" in aligned_tip["EXPORT_GLTF_EXACT"]
     assert "Insert helpers" not in " ".join(aligned_tip.values())
     assert "parent inverse" not in " ".join(aligned_tip.values())
     full_tip = {(a.engines, a.action) for a in advice(ins, index[("Inherit scale rig", "FULL.tip")])}
@@ -252,3 +256,42 @@ def test_the_panels_export_residual_is_the_accumulated_exports(scene_file):
     exact = accumulated_locals(ins)[1].max_corner
     assert fast is not None and np.allclose(fast, exact, atol=1e-9 * max(1.0, float(np.abs(ins.nodes.world).max())))
     assert (exact > ins.thresholds.corner).any()  # not only zeros: sheared nodes keep a residual
+
+
+def test_rigify_deform_bones_get_a_cause_and_what_to_do(rigger_blend, addon, tmp_path):
+    """Rigify's DEF- bones copy their tweak bones (Copy Transforms, Stretch To). Before,
+    they got no advice and the panel said only 'evaluated differently'. Now every flagged
+    deform bone gets advice per engine path, the cause up the chain of the bone it
+    copies (the squashed torso, the stretched forearm tweak), never Inherit Scale; and
+    the claims hold: a uniform torso unflags DEF-upper_arm.L, the exact FBX places
+    DEF-forearm.L in Unreal's import."""
+    from hierarchy_inspector.addon.model.explain import explain
+
+    bpy.ops.wm.open_mainfile(filepath=rigger_blend)
+    scene = bpy.context.scene
+    scene.frame_set(20)
+    ins = scan_scene(scene)
+    index = ins.nodes.index()
+    deform = [int(i) for i in np.flatnonzero(ins.flagged & ins.nodes.deform)]
+    assert len(deform) > 100
+    assert not [ins.nodes.name(i) for i in deform if not advice(ins, i)]
+    constrained = [i for i in deform if ins.nodes.notes[i]]
+    assert len(constrained) > 100
+    assert not [i for i in constrained for a in advice(ins, i) if a.action == "INHERIT_ALIGNED"]
+    upper = index[("rig", "DEF-upper_arm.L")]
+    assert explain(ins, upper)[0].startswith("'DEF-upper_arm.L' copies 'upper_arm_tweak.L', below 'torso' squashed")
+    uniform = [a for a in advice(ins, upper) if a.action == "UNIFORM_SCALE"]
+    assert [ins.nodes.keys[a.target] for a in uniform] == [("rig", "torso")]
+    scene.frame_set(25)
+    ins = scan_scene(scene)
+    forearm = index[("rig", "DEF-forearm.L")]
+    assert explain(ins, forearm)[0].startswith("'DEF-forearm.L' copies 'forearm_tweak.L', stretched (0.8, 1.5, 0.8)")
+    todo = {a.action for a in advice(ins, forearm)}
+    assert {"EXPORT_GLTF_EXACT", "EXPORT_FBX_EXACT"} <= todo, todo
+    corner = _in_unreal(str(tmp_path / "rig.fbx"), ins, [("rig", "DEF-forearm.L")])[("rig", "DEF-forearm.L")]
+    assert corner <= ins.thresholds.corner
+    scene.frame_set(20)
+    rig = scene.objects["rig"]
+    rig.pose.bones["torso"].scale = (1.0, 1.0, 1.0)  # the advice, applied (no frame change: the keys stay)
+    bpy.context.view_layer.update()
+    assert not scan_scene(scene).flagged[upper]

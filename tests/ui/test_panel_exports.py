@@ -24,7 +24,6 @@ from hierarchy_inspector.addon.model.exports.gltf_file import Gltf  # noqa: E402
 from hierarchy_inspector.addon.scene.exports import scenes as export_scenes  # noqa: E402
 from hierarchy_inspector.addon.scene.exports.scope import exported_objects, scene_animates  # noqa: E402
 from hierarchy_inspector.addon.scene.exports.usd_export import usd_exporter_missing  # noqa: E402
-from hierarchy_inspector.addon.scene.timeline import animated  # noqa: E402
 
 REPORT = re.compile(r"^(Info|Warning|Error): (.*)$", re.M)
 
@@ -211,21 +210,10 @@ def test_export_line_says_what_the_file_holds():
     assert export_line("a.fbx", [7], [], None, 1e-5)[1].endswith("not read back (its reader is not installed)")
 
 
-@pytest.fixture(scope="module")
-def rigger_file(tmp_path_factory):
-    """The rigger's rig: Rigify (metarig hidden, 220 widgets excluded), torso squash,
-    forearm stretch, rotations keyed over 40 frames, a skinned mesh; saved once."""
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    animated.rigger_rig(bpy.context.scene)
-    path = str(tmp_path_factory.mktemp("rigger") / "rigger.blend")
-    bpy.ops.wm.save_as_mainfile(filepath=path, copy=True)
-    return path
-
-
-def test_rigify_gltf_holds_the_rig_animated_without_metarig_or_widgets(rigger_file, addon, tmp_path, capfd):
+def test_rigify_gltf_holds_the_rig_animated_without_metarig_or_widgets(rigger_blend, addon, tmp_path, capfd):
     """Before: 0 animations, 1,105 nodes, two skins (the rig's 706 joints and the
     metarig's 159). Now one animation over the 40 frames, one skin, no widget node."""
-    bpy.ops.wm.open_mainfile(filepath=rigger_file)
+    bpy.ops.wm.open_mainfile(filepath=rigger_blend)
     scene = bpy.context.scene
     assert len([o for o in scene.objects if o.name.startswith("WGT-")]) > 200
     rig = scene.objects["rig"]

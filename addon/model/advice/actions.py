@@ -37,6 +37,12 @@ What each action claims (and the tests check):
   bone is no longer flagged.
 - ``NO_FIX``: no setting exists; the text says so and names the export that comes
   closest, with what it leaves (Blender's own skew).
+
+Bones whose constraints give them another bone's transform (Rigify's ``DEF-`` bones
+copy their tweak bones: ``Nodes.follows``) get the exports' advice too, with the cause
+named (the scaled node up the chain of the bone they copy); never Inherit Scale, which
+the copied transform overrides. Other nodes Blender evaluates differently (IK, drivers,
+object constraints) get none: their matrix is not their own.
 """
 
 from __future__ import annotations
@@ -47,7 +53,8 @@ from ..engines.paths import ACCUMULATED, MATRIX, UNREAL_FBX, UNREAL_INTERCHANGE
 from ..explain import shear_cause
 from ..inspection import Inspection
 from ..nodes import BONE
-from .causes import nearest_sources
+from ..text import DEG
+from .causes import copied_skew, copies, nearest_sources
 
 GLTF = "glTF, Unity, Godot"
 BLENDER = "In Blender"
@@ -91,9 +98,12 @@ class Advice:
 
 def advice(inspection: Inspection, i: int) -> list[Advice]:
     """What to do about node ``i`` per engine path that counts (``thresholds.engines``),
-    then in Blender; empty when it is not flagged or Blender evaluates it differently
-    (constraints, IK: the matrix is not its own)."""
-    if not inspection.flagged[i] or inspection.nodes.notes[i]:
+    then in Blender; empty when it is not flagged or it is an object Blender evaluates
+    differently (constraints, drivers: the matrix is not its own). Bones with
+    constraints get the exports' advice (the exports bake what Blender evaluates), never
+    a setting of their own that their constraints override."""
+    nodes = inspection.nodes
+    if not inspection.flagged[i] or (nodes.notes[i] and nodes.kind(i) != BONE):
         return []
     items: list[tuple[str, str, int, object]] = []  # (path, action, target, text for the engines' names)
     for path in inspection.thresholds.engines:
@@ -119,6 +129,18 @@ class _Text(str):
         return self.format(engines=engines)
 
 
+def lossy_holder(ins: Inspection, i: int) -> int:
+    """The node on ``i``'s chain (itself first, then up) whose local matrix holds the
+    shear a plain export drops; -1 when none does."""
+    lossy, parents = ins.lossy_local, ins.nodes.parents
+    k = i
+    while k >= 0:
+        if lossy[k]:
+            return k
+        k = int(parents[k])
+    return -1
+
+
 def _gltf(ins: Inspection, i: int) -> list[tuple]:
     nodes, limit = ins.nodes, ins.thresholds.corner
     name = nodes.name(i)
@@ -126,14 +148,26 @@ def _gltf(ins: Inspection, i: int) -> list[tuple]:
     if not lossy:
         return [(MATRIX, "EXACT", i, _said(f"{{engines}}: a plain export shows '{name}' exactly."))]
     if nodes.kind(i) == BONE:
+        holder = lossy_holder(ins, i)
+        if holder == i:
+            where = f"the local of '{name}' holds {ins.local_shear_max[i]:.1f}{DEG} of shear that no bone setting keeps"
+            above = "it"
+        elif holder >= 0:
+            where = (
+                f"the shear is in the local of '{nodes.name(holder)}' ({ins.local_shear_max[holder]:.1f}{DEG}; "
+                f"'{name}' itself holds none)"
+            )
+            above = f"'{nodes.name(holder)}'"
+        else:
+            where, above = f"a local on the chain of '{name}' holds shear", "the nodes that need one"
         return [
             (
                 MATRIX,
                 "EXPORT_GLTF_EXACT",
                 i,
                 _said(
-                    f"{{engines}}: no bone setting keeps the shear of '{name}'; Fix > Export glTF (exact) adds a "
-                    f"helper joint above it (Export FBX (exact) too)."
+                    f"{{engines}}: {where}; Fix > Export glTF (exact) adds a helper joint above {above} "
+                    f"(Export FBX and USD (exact) too)."
                 ),
             )
         ]
@@ -169,8 +203,19 @@ def _trs_path(ins: Inspection, i: int, path: str) -> list[tuple]:
                 ),
             )
         ]
+    if copies(ins, i):
+        return [
+            (
+                path,
+                "NO_FIX",
+                i,
+                _said(
+                    f"{{engines}}: {copied_skew(ins, i)}: no TRS holds its skew; {export} keeps its position and rotation."
+                ),
+            )
+        ]
     cause = shear_cause(ins, i)
-    if nodes.kind(i) == BONE and cause is not None and nodes.kind(cause[0]) == BONE:
+    if nodes.kind(i) == BONE and cause is not None and nodes.kind(cause[0]) == BONE and not nodes.notes[i]:
         if nodes.inherit_scale[i] in COMPOSING:
             return [
                 (
@@ -200,7 +245,7 @@ def _blender(ins: Inspection, i: int) -> list[Advice]:
     nodes = ins.nodes
     name = nodes.name(i)
     out = []
-    cause = shear_cause(ins, i) if ins.sheared[i] else None
+    cause = shear_cause(ins, i) if ins.sheared[i] and not copies(ins, i) else None
     if cause is not None and nodes.kind(cause[0]) != BONE:
         a = nodes.label(cause[0])
         out.append(

@@ -4,8 +4,11 @@ channels are non-uniform (the squash-and-stretch edit) nearest above each flagge
 A *source* is a node whose own scale is non-uniform: the scale channels the user typed
 when the scene adapter read them (``Nodes.channel_scale``), else the scale of its local
 matrix. Each node's *cause* is the nearest source on its chain, itself included (-1:
-none, e.g. shear that comes from a parent inverse or constraints). Vectorised: one numpy
-step per depth level, no per-node Python loop.
+none, e.g. shear that comes from a parent inverse). A node whose constraints copy
+another's transform (``Nodes.follows``: Rigify's ``DEF-`` bones copy their tweak bones)
+takes its chain from the node it follows. Vectorised: one numpy step per depth level
+(per link of the longest chain where nodes follow others), no per-node Python loop,
+over any leading batch axes (frames of a range).
 """
 
 from __future__ import annotations
@@ -35,13 +38,6 @@ def scale_sources(inspection: Inspection) -> np.ndarray:
     return np.where(known, non_uniform(np.where(known[:, None], channel, 1.0)), local)
 
 
-def _levels(inspection: Inspection) -> list[np.ndarray]:
-    depth = inspection.hierarchy.depth
-    order = np.argsort(depth, kind="stable")
-    bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2)) if len(depth) else [0]
-    return [order[bounds[d] : bounds[d + 1]] for d in range(len(bounds) - 1)]
-
-
 def nearest_sources(inspection: Inspection) -> tuple[np.ndarray, np.ndarray]:
     """Per node ``(N,)``: the nearest source on its chain (itself included; -1 none),
     and how many sources its chain holds (computed once per inspection)."""
@@ -51,15 +47,40 @@ def nearest_sources(inspection: Inspection) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _nearest_sources(inspection: Inspection) -> tuple[np.ndarray, np.ndarray]:
-    sources = scale_sources(inspection)
-    parents = inspection.nodes.parents
-    cause = np.where(sources, np.arange(len(sources)), -1)
+    nodes = inspection.nodes
+    return walk_sources(scale_sources(inspection), nodes.parents, inspection.hierarchy.depth, nodes.follows)
+
+
+def walk_sources(sources: np.ndarray, parents: np.ndarray, depth: np.ndarray, follows=None):
+    """``(cause, count)`` ``(..., N)``: for ``sources (..., N)`` bool (any leading axes,
+    e.g. frames), each node's nearest source up its chain (itself included; -1 none) and
+    how many sources the chain holds. ``depth (N,)``: the hierarchy's; ``follows (N,)``
+    (-1 none): a node that follows another takes that node's chain instead of its
+    parent's (then the walk repeats until nothing changes: as many steps as the longest
+    chain of links, a Rigify rig's about 30)."""
+    sources = np.asarray(sources, dtype=bool)
+    n = sources.shape[-1]
+    idx = np.arange(n)
+    cause = np.where(sources, idx, -1)
     count = sources.astype(np.int64)
-    for level in _levels(inspection)[1:]:
+    if follows is not None and (np.asarray(follows) >= 0).any():
+        up = np.where(np.asarray(follows) >= 0, follows, parents)
+        has = up >= 0
+        above = np.maximum(up, 0)
+        for _ in range(n + 1):  # every chain is at most n links; a constraint cycle stops here
+            new_cause = np.where(sources, idx, np.where(has, cause[..., above], -1))
+            new_count = sources + np.where(has, count[..., above], 0)
+            if np.array_equal(new_cause, cause) and np.array_equal(new_count, count):
+                break
+            cause, count = new_cause, new_count
+        return cause, count
+    order = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2)) if n else [0]
+    for d in range(1, len(bounds) - 1):
+        level = order[bounds[d] : bounds[d + 1]]
         up = parents[level]
-        inherit = cause[level] < 0
-        cause[level] = np.where(inherit, cause[up], cause[level])
-        count[level] += count[up]
+        cause[..., level] = np.where(cause[..., level] < 0, cause[..., up], cause[..., level])
+        count[..., level] += count[..., up]
     return cause, count
 
 
@@ -92,10 +113,52 @@ def group_label(inspection: Inspection, group: CauseGroup) -> str:
     """``torso (1.3, 1, 0.7)``: the scaled node and its scale, or what the nodes
     without a scaled ancestor share."""
     if group.cause < 0:
-        return "no scaled parent (constraints, parent inverse)"
+        return NO_CAUSE
     nodes = inspection.nodes
     scale = nodes.channel_scale[group.cause]
     if not np.isfinite(scale).all():
         scale = inspection.analysis.local.scale[group.cause]
+    return scale_label(nodes.name(group.cause), scale)
+
+
+#: The group of flagged nodes with no scaled node up their chain.
+NO_CAUSE = "no scaled parent (constraints, parent inverse)"
+
+
+def scale_label(name: str, scale) -> str:
+    """``torso (1.3, 1, 0.7)``."""
     values = ", ".join(f"{v:.3g}" for v in np.asarray(scale, dtype=float) + 0.0)
-    return f"{nodes.name(group.cause)} ({values})"
+    return f"{name} ({values})"
+
+
+def squash_or_stretch(scale) -> str:
+    """``stretch`` when the axis scaled furthest from 1 grows, else ``squash``: how an
+    animator names the edit (``torso squash``, ``forearm_tweak.L stretch``)."""
+    logs = np.log(np.maximum(np.abs(np.asarray(scale, dtype=float)), 1e-12))
+    return "stretch" if logs[np.argmax(np.abs(logs))] > 0 else "squash"
+
+
+def copies(inspection: Inspection, i: int) -> bool:
+    """Whether node ``i`` is a bone whose constraints give it another node's transform
+    (it follows a node that was read: ``Nodes.follows``)."""
+    nodes = inspection.nodes
+    return bool(nodes.keys[i][1]) and int(nodes.follows[i]) >= 0
+
+
+def copied_skew(inspection: Inspection, i: int) -> str:
+    """``'DEF-upper_arm.L' copies 'upper_arm_tweak.L', below 'torso' squashed (1.3, 1,
+    0.7)``, or ``'DEF-forearm.L' copies 'forearm_tweak.L', stretched (0.8, 1.5, 0.8)``:
+    where a copying bone's shear comes from (the scaled node nearest up the chain of what
+    it copies), which no setting of its own changes."""
+    nodes = inspection.nodes
+    followed, cause = int(nodes.follows[i]), int(nearest_sources(inspection)[0][i])
+    text = f"'{nodes.name(i)}' copies '{nodes.name(followed)}'"
+    if cause < 0:
+        return text
+    scale = nodes.channel_scale[cause]
+    if not np.isfinite(scale).all():
+        scale = inspection.analysis.local.scale[cause]
+    values = scale_label("", scale).strip()
+    if cause == followed:
+        return f"{text}, {squash_or_stretch(scale)}ed {values}"
+    return f"{text}, below '{nodes.name(cause)}' {squash_or_stretch(scale)}ed {values}"
