@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -88,6 +89,27 @@ def _sig(v: float, digits: int) -> str:
     if abs(v) >= 10**digits:
         return f"{v:.0f}"
     return f"{v:#.{digits}g}".rstrip(".")
+
+
+#: A name's prefix that says what kind of bone it is (Rigify's ``DEF-``, ``ORG-``,
+#: ``MCH-``, ``WGT-``; ``CTRL_``...): kept when a name is elided.
+KIND_PREFIX = re.compile(r"^[A-Za-z]{2,4}[-_]")
+
+
+def name_prefix(text: str) -> str:
+    """``DEF-`` of ``DEF-forearm.L``; '' when the name has no kind prefix."""
+    found = KIND_PREFIX.match(text)
+    return found.group(0) if found and len(found.group(0)) < len(text) else ""
+
+
+def elide_name(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters keeping its kind prefix and its end
+    (``DEF-…arm.L``): both tell Rigify's bones apart; without a prefix, from the start
+    (:func:`elide_start`)."""
+    prefix = name_prefix(text)
+    if len(text) <= width or not prefix or width < len(prefix) + 3:
+        return elide_start(text, width)
+    return f"{prefix}\N{HORIZONTAL ELLIPSIS}{text[-(width - len(prefix) - 1) :]}"
 
 
 def elide_start(text: str, width: int) -> str:

@@ -10,6 +10,7 @@ import numpy as np
 
 from ... import core
 from .advice.actions import advice
+from .advice.causes import scale_sources
 from .advice.residuals import accumulated_export_residual, unreal_export_residual
 from .engines.paths import ACCUMULATED, MATRIX, UNREAL_FBX, UNREAL_INTERCHANGE
 from .explain import explain
@@ -138,20 +139,53 @@ class ChainRow:
     flagged: bool
 
 
-def chain_rows(inspection: Inspection, chain: list[int], units: Units = PLAIN) -> list[ChainRow]:
+def chain_rows(inspection: Inspection, chain: list, units: Units = PLAIN) -> list[ChainRow]:
     """One row per chain node, root first: its own name (the armature is the row above
-    its root bones), and its shear and largest corner distance (never elided)."""
+    its root bones), and its shear and largest corner distance (never elided). A None
+    in ``chain`` stands for nodes left out (:func:`mechanism_shown`): a row ``⋯`` with
+    index -1."""
     flagged = inspection.flagged
-    return [
-        ChainRow(
-            int(i),
-            depth,
-            inspection.nodes.name(i),
-            f"{fmt_num(inspection.shear_max[i], 1)}{DEG}  {units.length(inspection.worst_corner[i])}",
-            bool(flagged[i]),
-        )
-        for depth, i in enumerate(chain)
-    ]
+    rows = []
+    for depth, i in enumerate(chain):
+        if i is None:
+            rows.append(ChainRow(-1, depth, "\N{MIDLINE HORIZONTAL ELLIPSIS}", "", False))
+            continue
+        summary = f"{fmt_num(inspection.shear_max[i], 1)}{DEG}  {units.length(inspection.worst_corner[i])}"
+        rows.append(ChainRow(int(i), depth, inspection.nodes.name(i), summary, bool(flagged[i])))
+    return rows
+
+
+def deform_chain(inspection: Inspection, chain: list[int]) -> list[int]:
+    """The chain's objects and deform bones: what an export of a rig ships (Rigify's
+    ``DEF-upper_arm.L > DEF-upper_arm.L.001 > DEF-forearm.L``), root first; the whole
+    chain when it holds no deform bone."""
+    nodes = inspection.nodes
+    kept = [i for i in chain if nodes.kind(i) != BONE or nodes.deform[i]]
+    return kept if any(nodes.kind(i) == BONE for i in kept) else chain
+
+
+def mechanism_shown(inspection: Inspection, mechanism: list[int], rows: int = 8) -> list:
+    """The rows of a copied bone's chain worth showing, root first: from the highest
+    node whose own scale is non-uniform (the squash that skews it; the chain's last
+    ``rows`` nodes when none is) down to the copied bone, at most ``rows`` of them (the
+    first two and the last ones, None between them for those left out)."""
+    if not mechanism:
+        return []
+    sources = scale_sources(inspection)[mechanism]
+    start = int(np.argmax(sources)) if sources.any() else max(0, len(mechanism) - rows)
+    shown: list = list(mechanism[start:])
+    if len(shown) > rows:
+        shown = [*shown[:2], None, *shown[-(rows - 3) :]]
+    return shown
+
+
+def copied_label(inspection: Inspection, i: int) -> str:
+    """``Copies 'forearm_tweak.L' (Copy Transforms, Stretch To)``: the heading of a
+    constrained bone's mechanism chain."""
+    nodes = inspection.nodes
+    followed = int(nodes.follows[i])
+    how = nodes.notes[i].split(": ", 1)[-1] if nodes.notes[i] else "constraints"
+    return f"Copies '{nodes.name(followed)}' ({how})"
 
 
 def comparison_text(inspection: Inspection, i: int, units: Units = PLAIN) -> str:
@@ -174,8 +208,8 @@ def comparison_text(inspection: Inspection, i: int, units: Units = PLAIN) -> str
     return "\n".join(lines)
 
 
-def focus_index(inspection: Inspection, chain: list[int], chosen: tuple[str, str]) -> int:
-    """The chain node whose details are shown: the ``chosen`` (object, bone) while it is
-    on the chain, else the chain's last (active) node."""
+def focus_index(inspection: Inspection, chain: list[int], chosen: tuple[str, str], also=()) -> int:
+    """The node whose details are shown: the ``chosen`` (object, bone) while it is on
+    the chain (or on ``also``: the mechanism chain), else the chain's last (active) node."""
     keys = inspection.nodes.keys
-    return next((i for i in chain if keys[i] == chosen), chain[-1])
+    return next((i for i in [*chain, *also] if keys[i] == chosen), chain[-1])

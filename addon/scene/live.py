@@ -10,7 +10,7 @@ overlay's "flagged" mode; :func:`scan_is_current` says whether objects changed s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
@@ -21,7 +21,7 @@ from ..model.nodes import Nodes
 from ..model.views import accumulated_export_residual
 from . import reading, settings
 from .reading import active_key, chain_indices, chain_objects
-from .scan import annotate
+from .scan import annotate, followed_target
 
 
 @dataclass
@@ -31,6 +31,9 @@ class ChainView:
     inspection: Inspection
     chain: list[int]
     residual: np.ndarray | None = None  #: Export accumulated TRS's corner residual per node
+    #: The chain of the bone the active bone's constraints copy (its mechanism), root
+    #: first; empty when it copies none.
+    mechanism: list[int] = field(default_factory=list)
 
     @property
     def active(self) -> int:
@@ -132,7 +135,9 @@ def chain_view(context) -> ChainView | None:
         return None
     nodes, chain = read
     inspection = inspect(nodes, thresholds)
-    view = ChainView(inspection, chain, accumulated_export_residual(inspection))
+    followed = int(nodes.follows[chain[-1]])
+    mechanism = nodes.chain(followed) if followed >= 0 else []
+    view = ChainView(inspection, chain, accumulated_export_residual(inspection), mechanism)
     _state["chain_key"], _state["chain"] = cache_key, view
     return view
 
@@ -144,8 +149,8 @@ def export_residual(view: ChainView):
 
 def _bone_chains(context, key, objects) -> dict[str, list]:
     """Per armature on the chain, the pose bones the chain passes through (the active
-    bone's and the parent bones' of objects parented to bones, with their ancestors),
-    root first."""
+    bone's and the parent bones' of objects parented to bones, with their ancestors;
+    the bone the active bone's constraints copy, with its ancestors), root first."""
     wanted: dict[str, dict] = {}  # armature -> bone name -> (depth, pose bone)
 
     def want(arm, bone_name: str) -> None:
@@ -158,6 +163,10 @@ def _bone_chains(context, key, objects) -> dict[str, list]:
 
     if key[1]:
         want(context.active_object, key[1])
+        pose_bone = context.active_object.pose.bones.get(key[1]) if context.active_object.pose else None
+        found = followed_target(pose_bone.constraints) if pose_bone is not None else None
+        if found is not None and found[0] == context.active_object and found[1]:
+            want(context.active_object, found[1])  # the bone it copies: its mechanism
     for obj in objects:
         if obj.parent is not None and obj.parent_type == "BONE" and obj.parent_bone:
             want(obj.parent, obj.parent_bone)

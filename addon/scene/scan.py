@@ -64,10 +64,9 @@ def _scales(collection, count: int, prop: str = "scale") -> np.ndarray:
 FOLLOWING = frozenset({"COPY_TRANSFORMS", "CHILD_OF", "ARMATURE"})
 
 
-def _followed(owner, constraints, index: dict) -> int:
-    """The node index of the first unmuted :data:`FOLLOWING` constraint's target among
-    ``constraints`` (a bone target by its armature and bone; ``ARMATURE``: its first
-    target), -1 when none is among the read nodes."""
+def followed_target(constraints) -> tuple[object, str] | None:
+    """``(target object, bone name or "")`` of the first unmuted :data:`FOLLOWING`
+    constraint among ``constraints`` (``ARMATURE``: its first target), else None."""
     for con in constraints:
         if con.type not in FOLLOWING or con.mute or con.influence <= 0.0:
             continue
@@ -76,10 +75,15 @@ def _followed(owner, constraints, index: dict) -> int:
             target, bone = (targets[0].target, targets[0].subtarget) if targets else (None, "")
         else:
             target, bone = con.target, getattr(con, "subtarget", "")
-        if target is None:
-            continue
-        return index.get((target.name, bone or ""), -1)
-    return -1
+        if target is not None:
+            return target, bone or ""
+    return None
+
+
+def _followed(constraints, index: dict) -> int:
+    """The node index of :func:`followed_target` (-1 when it is not among the read nodes)."""
+    found = followed_target(constraints)
+    return -1 if found is None else index.get((found[0].name, found[1]), -1)
 
 
 def bone_hidden(bone) -> bool:
@@ -91,6 +95,17 @@ def bone_hidden(bone) -> bool:
     if collections is None or not len(collections):
         return False
     return not any(getattr(c, "is_visible_effectively", c.is_visible) for c in collections)
+
+
+def node_hidden(object_name: str, bone_name: str, view_layer) -> bool:
+    """Whether the viewport hides the object or bone (gone counts as hidden)."""
+    obj = bpy.data.objects.get(object_name)
+    if obj is None or view_layer.objects.get(obj.name) is None or not obj.visible_get(view_layer=view_layer):
+        return True
+    if not bone_name:
+        return False
+    bone = obj.data.bones.get(bone_name) if obj.type == "ARMATURE" else None
+    return bone is None or bone_hidden(bone)
 
 
 def annotate(nodes: Nodes, objects=None) -> Nodes:
@@ -130,7 +145,7 @@ def annotate(nodes: Nodes, objects=None) -> Nodes:
             continue
         hidden[rows] = not obj.visible_get()
         if len(obj.constraints):
-            follows[rows] = _followed(obj, obj.constraints, index)
+            follows[rows] = _followed(obj.constraints, index)
     for armature_name, rows in bones.items():
         arm = bpy.data.objects.get(armature_name)
         if arm is None or arm.type != "ARMATURE" or arm.pose is None:
@@ -162,4 +177,4 @@ def _bone_facts(nodes, pb, i, deform, follows, hidden, index, arm_hidden) -> Non
     deform[i] = bone.use_deform
     hidden[i] = arm_hidden or bone_hidden(bone)
     if len(pb.constraints):
-        follows[i] = _followed(pb, pb.constraints, index)
+        follows[i] = _followed(pb.constraints, index)

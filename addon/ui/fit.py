@@ -8,7 +8,7 @@ from typing import Any
 
 import blf
 
-from ..model.text import elide_start
+from ..model.text import elide_name, elide_start
 
 #: Room a panel's margins, its scroll bar and a label's icon take, in pixels at UI scale 1.
 MARGIN_PX = 44.0
@@ -64,6 +64,22 @@ def fit_start(context, text: str, px: float) -> str:
     return elide_start(text, lo)
 
 
+def fit_name(context, text: str, px: float) -> str:
+    """A node's name elided to fit a label ``px`` pixels wide, keeping its kind prefix
+    and its end (``DEF-…arm.L``, :func:`..model.text.elide_name`); without a prefix,
+    from the start (:func:`fit_start`)."""
+    if label_px(context, text) <= px:
+        return text
+    lo, hi = 1, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if label_px(context, elide_name(text, mid)) <= px:
+            lo = mid
+        else:
+            hi = mid - 1
+    return elide_name(text, lo)
+
+
 def wrap(context, text: str, px: float) -> list[str]:
     """``text`` broken at spaces into lines that labels ``px`` pixels wide show whole
     (a word longer than a line gets a line of its own)."""
@@ -92,11 +108,11 @@ def _fit_middle(context, text: str, px: float, head: int) -> str:
 
 
 def fit_names(context, names: list[str], rooms: list[float]) -> list[str]:
-    """Each name elided from the start to fit its room; where two different names would
-    then read the same (``…ine.003`` for ``tweak_spine.003`` and ``ORG-spine.003``),
-    both keep their first characters too (``t…e.003``, ``O…e.003``), as few as tell
-    them apart."""
-    out = [fit_start(context, n, r) for n, r in zip(names, rooms, strict=True)]
+    """Each name elided to fit its room, its kind prefix and end kept (:func:`fit_name`);
+    where two different names would then read the same (``…ine.003`` for
+    ``tweak_spine.003`` and ``spine.003``), both keep their first characters too
+    (``t…e.003``, ``s…e.003``), as few as tell them apart."""
+    out = [fit_name(context, n, r) for n, r in zip(names, rooms, strict=True)]
     groups: dict[str, list[int]] = {}
     for k, shown in enumerate(out):
         groups.setdefault(shown, []).append(k)

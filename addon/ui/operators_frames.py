@@ -10,6 +10,8 @@ from bpy.props import EnumProperty, IntProperty, StringProperty
 
 from ..model.errors import InspectorError
 from ..scene import settings
+from ..scene.reading import active_key
+from ..scene.scan import node_hidden
 from ..scene.selection import select_node
 from ..scene.timeline import live as live_frames
 from .operators_inspect import needs_active_node
@@ -18,26 +20,55 @@ from .operators_inspect import needs_active_node
 TICK_BUDGET = 0.05
 
 
+def _frames(r) -> str:
+    return f"frames {r.start}..{r.end}" + (f" step {r.step}" if r.step > 1 else "")
+
+
 def fill_range_list(frame_settings, view: live_frames.RangeView) -> None:
-    """Store the nodes flagged at some frame of the range, worst first."""
-    over = view.over
+    """Store the scene scan's cause groups (worst first) and the nodes flagged at some
+    frame of the range, the ones the viewport shows first, each part worst first."""
+    over, keys = view.over, view.series.keys
+    group_of: dict[int, int] = {}
+    frame_settings.range_groups.clear()
+    for g, group in enumerate(view.groups):
+        entry = frame_settings.range_groups.add()
+        entry.label = group.label(keys)
+        if group.cause >= 0:
+            entry.object_name, entry.bone_name = keys[group.cause]
+        entry.count = len(group.members)
+        entry.worst_corner = group.worst_corner
+        group_of.update(dict.fromkeys(group.members.tolist(), g))
+    facts = view.facts
     items = frame_settings.range_items
     items.clear()
-    for i in over.worst_first():
+    for i in view.order.tolist():
         item = items.add()
-        item.object_name, item.bone_name = over.series.keys[i]
+        item.object_name, item.bone_name = keys[i]
         item.worst_frame = int(over.worst_frame[i])
         item.flagged_frames = int(over.flagged_frame_count[i])
         item.max_corner = float(over.corner_max[i])
         item.shear_deg = float(over.shear_max[i])
         item.local_shear_deg = float(over.local_shear_max[i])
-    r = view.frame_range
+        item.group = group_of.get(i, -1)
+        if facts is not None:
+            item.deform, item.hidden = bool(facts.deform[i]), bool(facts.hidden[i])
     frame_settings.range_done = True
-    frame_settings.range_nodes = len(over.series.keys)
+    frame_settings.range_nodes = len(keys)
     frame_settings.range_seconds = view.seconds
-    what = "chain" if view.scope == live_frames.CHAIN else "scene"
-    frame_settings.range_label = f"{what}, frames {r.start}..{r.end}" + (f" step {r.step}" if r.step > 1 else "")
+    frame_settings.range_label = _frames(view.frame_range)
     frame_settings["range_index"] = -1  # set without selecting anything
+    frame_settings["range_group_index"] = 0
+
+
+def chain_line(view: live_frames.RangeView, units) -> str:
+    """``Chain of 'DEF-forearm.L' (14 nodes): worst f25, 7.05 cm``: a chain scan, in a line."""
+    over = view.over
+    top = int(over.worst_first(range(len(view.series.keys)))[0])
+    name = view.series.keys[-1][1] or view.series.keys[-1][0]
+    return (
+        f"Chain of '{name}' ({len(view.series.keys)} nodes): worst f{int(over.worst_frame[top])}, "
+        f"{units.length(float(over.corner_max[top]))}"
+    )
 
 
 class HI_OT_scan_range(bpy.types.Operator):
@@ -73,20 +104,31 @@ class HI_OT_scan_range(bpy.types.Operator):
         frame_settings = context.scene.hierarchy_inspector_frames
         self.frame_range = live_frames.frame_range_of(context.scene, frame_settings)
         self.reader = live_frames.start_reader(context, self.scope, self.frame_range)
+        self.key = active_key(context)
         self.started = time.perf_counter()
+        live_frames.set_progress(0.0, self.frame_range.start, len(self.reader.frames))
 
     def _finish(self, context):
+        live_frames.set_progress(None)
         seconds = time.perf_counter() - self.started
-        view = live_frames.finish(self.reader, self.scope, self.frame_range, settings.thresholds(context), seconds)
+        view = live_frames.finish(
+            self.reader, self.scope, self.frame_range, settings.thresholds(context), seconds, self.key
+        )
         frame_settings = context.scene.hierarchy_inspector_frames
+        units = settings.units(context)
+        summary = view.over.summary()
+        if self.scope == live_frames.CHAIN:  # kept apart: the scene's list stays as it is
+            frame_settings.range_chain = chain_line(view, units)
+            self.report({"INFO"}, f"{frame_settings.range_chain} ({_frames(self.frame_range)}, {seconds:.2f} s)")
+            return {"FINISHED"}
         fill_range_list(frame_settings, view)
         frame_settings.range_scope = self.scope
         live_frames.set_markers(context.scene, view, frame_settings.show_markers)
-        summary = view.over.summary()
+        worst = view.groups[0].label(view.series.keys) if view.groups else "-"
         self.report(
             {"INFO"},
             f"{summary['flagged']} of {len(view.series.keys)} nodes flagged over {summary['count']} frames; "
-            f"worst frame {summary['worst_frame']} ({seconds:.2f} s)",
+            f"worst cause {worst}, {units.length(summary['max_deviation'])} ({seconds:.2f} s)",
         )
         return {"FINISHED"}
 
@@ -122,9 +164,11 @@ class HI_OT_scan_range(bpy.types.Operator):
 
     def _stop(self, context) -> None:
         HI_OT_scan_range.running = False
+        live_frames.set_progress(None)
         wm = context.window_manager
         wm.event_timer_remove(self.timer)
         wm.progress_end()
+        _redraw_sidebars(context)
 
     def modal(self, context, event):
         if event.type in {"ESC", "RIGHTMOUSE"} and event.value == "PRESS":
@@ -137,6 +181,9 @@ class HI_OT_scan_range(bpy.types.Operator):
             while not done and time.perf_counter() < until:
                 done = self.reader.step()
             context.window_manager.progress_update(int(100 * self.reader.fraction))
+            reader = self.reader
+            live_frames.set_progress(reader.fraction, reader.frames[max(reader.done - 1, 0)], len(reader.frames))
+            _redraw_sidebars(context)
             if not done:
                 return {"RUNNING_MODAL"}
             self._stop(context)
@@ -163,11 +210,12 @@ class HI_OT_scan_range(bpy.types.Operator):
 
 
 class HI_OT_jump_to_frame(bpy.types.Operator):
-    """Go to this frame (the node's worst frame in the range) and select the node"""
+    """Go to this frame (the node's worst frame in the range) and select the node (a
+    node the viewport hides is not selected)"""
 
     bl_idname = "hierarchy_inspector.jump_to_frame"
     bl_label = "Jump to worst frame"
-    bl_options = {"REGISTER", "UNDO"}  # it selects the node
+    bl_options = {"UNDO"}  # it selects the node; nothing to adjust afterwards (no Adjust Last Operation panel)
 
     frame: IntProperty(name="Frame")  # type: ignore[valid-type]
     object_name: StringProperty()  # type: ignore[valid-type]
@@ -175,9 +223,23 @@ class HI_OT_jump_to_frame(bpy.types.Operator):
 
     def execute(self, context):
         context.scene.frame_set(self.frame)
-        if self.object_name:
-            select_node(context, self.object_name, self.bone_name)
+        if not self.object_name:
+            return {"FINISHED"}
+        if node_hidden(self.object_name, self.bone_name, context.view_layer):
+            self.report({"INFO"}, f"Frame {self.frame}; '{self.bone_name or self.object_name}' is hidden: not selected")
+            return {"FINISHED"}
+        select_node(context, self.object_name, self.bone_name)
         return {"FINISHED"}
+
+
+def _redraw_sidebars(context) -> None:
+    """Redraw the 3D viewports' sidebars (the range panel's progress)."""
+    screen = getattr(context, "screen", None)
+    for area in screen.areas if screen is not None else ():
+        if area.type == "VIEW_3D":
+            for region in area.regions:
+                if region.type == "UI":
+                    region.tag_redraw()
 
 
 class HI_OT_sample_dynamics(bpy.types.Operator):

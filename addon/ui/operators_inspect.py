@@ -58,7 +58,7 @@ class HI_OT_copy_comparison(bpy.types.Operator):
             self.report({"ERROR"}, "Nothing to compare: select an object or a pose bone")
             return {"CANCELLED"}
         chosen = context.scene.hierarchy_inspector
-        i = focus_index(view.inspection, view.chain, (chosen.detail_object, chosen.detail_bone))
+        i = focus_index(view.inspection, view.chain, (chosen.detail_object, chosen.detail_bone), view.mechanism)
         context.window_manager.clipboard = comparison_text(view.inspection, i, settings.units(context))
         self.report({"INFO"}, f"Copied the comparison of '{view.inspection.nodes.label(i)}'")
         return {"FINISHED"}

@@ -10,7 +10,15 @@ import bpy
 from ..model.advice.actions import advice
 from ..model.explain import explain
 from ..model.nodes import BONE
-from ..model.views import chain_rows, deviation_section, focus_index, node_sections
+from ..model.views import (
+    chain_rows,
+    copied_label,
+    deform_chain,
+    deviation_section,
+    focus_index,
+    mechanism_shown,
+    node_sections,
+)
 from ..scene import live, settings
 from . import fit, lists
 
@@ -64,21 +72,25 @@ def draw_section(layout, context, section) -> None:
         draw_wrapped(box, context, section.note, icon="INFO")
 
 
-def draw_chain(layout, context, ins, chain, focus: int) -> None:
-    """The chain, left-aligned and indented by depth: names elided from the start
-    (the distinguishing end kept), the numbers on the right never elided."""
+def draw_chain(layout, context, ins, chain, focus: int, kind: str = "chain") -> None:
+    """The chain, left-aligned and indented by depth: names keep their prefix and end
+    (the middle elided), the numbers on the right never elided. A None in ``chain``:
+    a row saying nodes were left out."""
     units = settings.units(context)
     rows = chain_rows(ins, chain, units)
-    DRAWN["chain"] = []
+    DRAWN[kind] = []
     scale = fit.ui_scale(context)
     total = fit.region_px(context)
-    numbers = max(fit.label_px(context, r.summary) for r in rows)
+    numbers = max(fit.label_px(context, r.summary) for r in rows if r.index >= 0)
     col = layout.column(align=True)
     factor = max(0.2, min(0.85, 1.0 - numbers / total))
     indents = [min(r.depth, 8) * 4 * scale for r in rows]  # enough to show depth, little room taken
     shown = fit.fit_names(context, [r.name for r in rows], [factor * total - d - fit.ICON_PX * scale for d in indents])
     for r, indent, name in zip(rows, indents, shown, strict=True):
         row = col.row(align=True)
+        if r.index < 0:
+            row.label(text=r.name)
+            continue
         split = row.split(factor=factor, align=True)
         left = split.row(align=True)
         left.alignment = "LEFT"
@@ -88,14 +100,14 @@ def draw_chain(layout, context, ins, chain, focus: int) -> None:
         room = factor * total - indent - fit.ICON_PX * scale
         op = left.operator(
             "hierarchy_inspector.show_details",
-            text=record("chain", context, name, room),
+            text=record(kind, context, name, room),
             icon=icon,
             emboss=r.index == focus,
         )
         op.object_name, op.bone_name = ins.nodes.keys[r.index]
         right = split.row(align=True)
         right.alignment = "RIGHT"
-        right.label(text=record("chain", context, r.summary, (1.0 - factor) * total))
+        right.label(text=record(kind, context, r.summary, (1.0 - factor) * total))
 
 
 class HI_PT_inspector(SidebarPanel, bpy.types.Panel):
@@ -121,10 +133,20 @@ class HI_PT_inspector(SidebarPanel, bpy.types.Panel):
         units = settings.units(context)
         DRAWN["warnings"] = []
         DRAWN["sections"] = []
-        focus = focus_index(ins, view.chain, (chosen.detail_object, chosen.detail_bone))
+        focus = focus_index(ins, view.chain, (chosen.detail_object, chosen.detail_bone), view.mechanism)
         box = layout.box()
-        box.label(text="Chain (root to active): shear, corners", icon="OUTLINER")
-        draw_chain(box, context, ins, view.chain, focus)
+        if view.mechanism:  # a bone its constraints drive: what is exported, and what drives it
+            box.label(text="Deform chain (exported): shear, corners", icon="OUTLINER")
+            draw_chain(box, context, ins, deform_chain(ins, view.chain), focus)
+            box = layout.box()
+            heading = copied_label(ins, view.active)
+            box.label(
+                text=fit.fit_start(context, heading, fit.region_px(context) - fit.ICON_PX), icon="CONSTRAINT_BONE"
+            )
+            draw_chain(box, context, ins, mechanism_shown(ins, view.mechanism), focus, "mechanism")
+        else:
+            box.label(text="Chain (root to active): shear, corners", icon="OUTLINER")
+            draw_chain(box, context, ins, view.chain, focus)
         prefs = settings.addon_preferences(context)
         if prefs is not None:
             layout.prop(prefs, "engine", text="")
@@ -158,7 +180,7 @@ class HI_PT_details(SidebarPanel, bpy.types.Panel):
         if view is None:
             return
         chosen = context.scene.hierarchy_inspector
-        focus = focus_index(view.inspection, view.chain, (chosen.detail_object, chosen.detail_bone))
+        focus = focus_index(view.inspection, view.chain, (chosen.detail_object, chosen.detail_bone), view.mechanism)
         sections = node_sections(view.inspection, focus, settings.units(context), live.export_residual(view))
         for section in sections[1:]:  # the deviation is drawn first, in the parent panel
             draw_section(self.layout, context, section)

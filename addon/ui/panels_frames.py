@@ -7,26 +7,13 @@ from __future__ import annotations
 
 import bpy
 
-from ..model.nodes import node_label
 from ..model.timeline.arrows import ARROWS
 from ..model.timeline.views import dynamics_sections, frame_label
+from ..scene import settings
 from ..scene.settings import addon_preferences
 from ..scene.timeline import live as live_frames
-from .panels import SidebarPanel
-
-
-class HI_UL_range(bpy.types.UIList):
-    bl_idname = "HI_UL_range"
-
-    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
-        row = layout.row(align=True)
-        row.label(
-            text=node_label(item.object_name, item.bone_name), icon="BONE_DATA" if item.bone_name else "OBJECT_DATA"
-        )
-        op = row.operator("hierarchy_inspector.jump_to_frame", text=str(item.worst_frame), icon="TIME")
-        op.frame, op.object_name, op.bone_name = item.worst_frame, item.object_name, item.bone_name
-        row.label(text=f"{item.max_corner:.3g}")
-        row.label(text=f"{item.shear_deg:.1f} deg")
+from . import fit, lists
+from .panels import SidebarPanel, draw_section, draw_wrapped
 
 
 class HI_PT_frames(SidebarPanel, bpy.types.Panel):
@@ -38,6 +25,7 @@ class HI_PT_frames(SidebarPanel, bpy.types.Panel):
         layout = self.layout
         scene = context.scene
         fs = scene.hierarchy_inspector_frames
+        units = settings.units(context)
         row = layout.row(align=True)
         row.prop(fs, "use_scene_range", text="Scene range", toggle=True)
         if fs.use_scene_range:
@@ -49,17 +37,32 @@ class HI_PT_frames(SidebarPanel, bpy.types.Panel):
         row = layout.row(align=True)
         row.operator("hierarchy_inspector.scan_range", text="Scan chain", icon="LINKED").scope = "CHAIN"
         row.operator("hierarchy_inspector.scan_range", text="Scan scene", icon="VIEWZOOM").scope = "SCENE"
-        layout.prop(fs, "show_markers", icon="MARKER_HLT")
+        reading = live_frames.progress()
+        if reading is not None:
+            fraction, frame, total = reading
+            layout.progress(
+                factor=fraction, type="BAR", text=f"Frame {frame}, {round(fraction * total)} of {total} (Esc)"
+            )
+        if fs.range_chain:
+            draw_wrapped(layout, context, fs.range_chain, icon="LINKED")
         if not fs.range_done:
-            layout.label(text="No range scanned yet (Esc cancels a scan)")
+            if reading is None:
+                layout.label(text="No scene range scanned yet", icon="INFO")
             return
+        lists.RANGE_DRAWN.clear()
         layout.label(
-            text=f"{len(fs.range_items)} flagged of {fs.range_nodes} nodes ({fs.range_label}, {fs.range_seconds:.2f} s)"
+            text=f"{len(fs.range_items):,} flagged of {fs.range_nodes:,} nodes ({fs.range_label}, {fs.range_seconds:.2f} s)"
         )
-        row = layout.row()
-        for text in ("Node", "Worst frame", "Corners", "Shear"):
-            row.label(text=text)
+        layout.prop(fs, "show_markers", icon="MARKER_HLT")
+        layout.label(text="Causes: scaled node, flagged, worst")
+        layout.template_list("HI_UL_scan_groups", "range", fs, "range_groups", fs, "range_group_index", rows=3)
+        row = layout.row(align=True)
+        row.prop(fs, "range_by_cause")
+        row.prop(fs, "range_kind", text="")
+        layout.label(text="Flagged: worst frame, corners, shear")
         layout.template_list("HI_UL_range", "", fs, "range_items", fs, "range_index", rows=6)
+        if units.system == "NONE":
+            layout.label(text="Lengths in Blender units (Scene > Units: none)", icon="INFO")
 
 
 class HI_PT_dynamics(SidebarPanel, bpy.types.Panel):
@@ -78,15 +81,12 @@ class HI_PT_dynamics(SidebarPanel, bpy.types.Panel):
         else:
             dynamics, t, i, _parent_world, series = here
             parent = int(series.parents[i])
-            layout.label(text=f"{series.label(i)}: {frame_label(series.frames, t, dynamics.dt)}", icon="ANIM")
-            for section in dynamics_sections(dynamics, t, i, series.label(parent) if parent >= 0 else None):
-                box = layout.box()
-                box.label(text=section.title)
-                col = box.column(align=True)
-                for label, value in section.rows:
-                    split = col.split(factor=0.35, align=True)
-                    split.label(text=label)
-                    split.label(text=value)
+            name = series.keys[i][1] or series.keys[i][0]
+            layout.label(text=fit.fit_name(context, name, fit.region_px(context) - fit.ICON_PX), icon="ANIM")
+            layout.label(text=frame_label(series.frames, t, dynamics.dt))
+            parent_name = (series.keys[parent][1] or series.keys[parent][0]) if parent >= 0 else None
+            for section in dynamics_sections(dynamics, t, i, parent_name, settings.units(context)):
+                draw_section(layout, context, section)
             layout.operator("hierarchy_inspector.sample_dynamics", text="Sample again", icon="FILE_REFRESH")
         col = layout.column(heading="Overlay arrows")
         col.prop(fs, "show_motion_arrows")
@@ -100,4 +100,4 @@ class HI_PT_dynamics(SidebarPanel, bpy.types.Panel):
                 grid.prop(prefs, f"arrow_colour_{kind}", text=label)
 
 
-CLASSES = (HI_UL_range, HI_PT_frames, HI_PT_dynamics)
+CLASSES = (HI_PT_frames, HI_PT_dynamics)

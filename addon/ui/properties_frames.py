@@ -17,12 +17,16 @@ from bpy.props import (
 from ..model.frames import FRAME_MAX, FRAME_MIN
 from ..scene.selection import select_node
 from ..scene.timeline import live as live_frames
+from .properties import KIND_FILTERS, HI_ScanGroup
 
 
 def _select_item(self, context) -> None:
+    """A row clicked: select its node, unless the viewport hides it (a hidden bone
+    cannot be seen selected; its worst-frame button still goes to the frame)."""
     if 0 <= self.range_index < len(self.range_items):
         item = self.range_items[self.range_index]
-        select_node(context, item.object_name, item.bone_name)
+        if not item.hidden:
+            select_node(context, item.object_name, item.bone_name)
 
 
 def _toggle_markers(self, context) -> None:
@@ -39,6 +43,10 @@ class HI_RangeItem(bpy.types.PropertyGroup):
     max_corner: FloatProperty(name="Largest corner deviation", subtype="DISTANCE")  # type: ignore[valid-type]
     shear_deg: FloatProperty(name="Largest shear")  # type: ignore[valid-type]
     local_shear_deg: FloatProperty(name="Largest local shear")  # type: ignore[valid-type]
+    deform: BoolProperty(name="Deform bone")  # type: ignore[valid-type]
+    hidden: BoolProperty(name="Hidden", description="The viewport does not show it")  # type: ignore[valid-type]
+    instancer: StringProperty(name="Instancer")  # type: ignore[valid-type]
+    group: IntProperty(name="Cause group", default=-1)  # type: ignore[valid-type]
 
 
 class HI_FrameSettings(bpy.types.PropertyGroup):
@@ -50,7 +58,7 @@ class HI_FrameSettings(bpy.types.PropertyGroup):
     frame_step: IntProperty(name="Step", default=1, min=1, max=FRAME_MAX)  # type: ignore[valid-type]
     show_markers: BoolProperty(  # type: ignore[valid-type]
         name="Timeline markers",
-        description="Mark the worst frames of the flagged nodes on the timeline",
+        description="One timeline marker per cause at its worst frame (torso squash f20)",
         default=False,
         update=_toggle_markers,
     )
@@ -69,6 +77,13 @@ class HI_FrameSettings(bpy.types.PropertyGroup):
     )
     range_items: CollectionProperty(type=HI_RangeItem)  # type: ignore[valid-type]
     range_index: IntProperty(name="Flagged node", default=-1, update=_select_item)  # type: ignore[valid-type]
+    range_groups: CollectionProperty(type=HI_ScanGroup)  # type: ignore[valid-type]
+    range_group_index: IntProperty(name="Cause", default=0)  # type: ignore[valid-type]
+    range_by_cause: BoolProperty(  # type: ignore[valid-type]
+        name="Only this cause", description="List only the nodes of the cause selected above", default=False
+    )
+    range_kind: EnumProperty(name="Show", items=KIND_FILTERS, default="ALL")  # type: ignore[valid-type]
+    range_chain: StringProperty(default="")  # type: ignore[valid-type]  # the last chain scan, in a line
     range_done: BoolProperty(default=False)  # type: ignore[valid-type]
     range_nodes: IntProperty(default=0)  # type: ignore[valid-type]
     range_label: StringProperty(default="")  # type: ignore[valid-type]

@@ -68,6 +68,25 @@ class FrameSeries:
             raise ValueError(f"frame {frame} is not in the series ({self.frames[0]}..{self.frames[-1]})")
         return int(hits[0])
 
+    def subset(self, keep) -> FrameSeries:
+        """The nodes ``keep`` (indices, parents before children) as a series of their
+        own: a parent outside ``keep`` makes its child a root."""
+        keep = np.asarray(keep, dtype=np.int64)
+        new = np.full(len(self.keys), -1, dtype=np.int64)
+        new[keep] = np.arange(len(keep))
+        parents = self.parents[keep]
+        parents = np.where(parents >= 0, new[np.maximum(parents, 0)], -1)
+        return FrameSeries(
+            self.frames.copy(),
+            [self.keys[i] for i in keep],
+            parents,
+            self.world[:, keep],
+            self.box_min[:, keep],
+            self.box_max[:, keep],
+            self.fps,
+            [self.notes[i] for i in keep] if self.notes else [],
+        )
+
     def nodes_at(self, t: int) -> Nodes:
         """The hierarchy at time index ``t`` as single-frame :class:`Nodes`."""
         return Nodes(

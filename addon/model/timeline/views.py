@@ -11,27 +11,40 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..text import fmt_vec
+from ..text import PLAIN, Units, fmt_vec
 from ..views import Section
 from .dynamics import RangeDynamics
 
+#: (label, field, whether it is a length rate, the unit after the length or alone)
 _RATES = (
-    ("Velocity", "velocity", "units/s"),
-    ("Acceleration", "acceleration", "units/s²"),
-    ("Angular velocity", "omega", "rad/s"),
-    ("Angular accel.", "alpha", "rad/s²"),
+    ("Velocity", "velocity", True, "/s"),
+    ("Acceleration", "acceleration", True, "/s²"),
+    ("Angular velocity", "omega", False, "rad/s"),
+    ("Angular accel.", "alpha", False, "rad/s²"),
 )
 INERTIAL_TERMS = (("Linear", "linear"), ("Centrifugal", "centrifugal"), ("Coriolis", "coriolis"), ("Euler", "euler"))
 
 
-def dynamics_sections(dynamics: RangeDynamics, t: int, i: int, parent_label: str | None) -> list[Section]:
-    """The dynamics sections of node ``i`` at time index ``t``; a section says why it is
-    empty where the rates are undefined (a singular matrix, no parent)."""
+def _value(v, units: Units, length: bool, unit: str) -> str:
+    """A rate in the scene's base length unit (``m/s``; ``units/s`` without units)."""
+    if not length:
+        return f"{fmt_vec(v)} {unit}"
+    return f"{units.vector(v)} {units.base or 'units'}{unit}"
+
+
+def dynamics_sections(
+    dynamics: RangeDynamics, t: int, i: int, parent_label: str | None, units: Units = PLAIN
+) -> list[Section]:
+    """The dynamics sections of node ``i`` at time index ``t``, lengths in ``units``'
+    base unit; a section says why it is empty where the rates are undefined (a
+    singular matrix, no parent)."""
     out = []
     for title, rates in (("Global (world)", dynamics.world), ("Local (relative to the parent)", dynamics.local)):
         section = Section(title)
         if rates.ok[t, i]:
-            section.rows = [(label, f"{fmt_vec(getattr(rates, name)[t, i])} {unit}") for label, name, unit in _RATES]
+            section.rows = [
+                (label, _value(getattr(rates, name)[t, i], units, length, unit)) for label, name, length, unit in _RATES
+            ]
         else:
             section.rows = [("", "undefined here (a singular matrix)")]
         out.append(section)
@@ -40,7 +53,7 @@ def dynamics_sections(dynamics: RangeDynamics, t: int, i: int, parent_label: str
         inertial.rows = [("", "none: no parent")]
     elif dynamics.inertial_ok[t, i]:
         inertial.rows = [
-            (label, f"{fmt_vec(getattr(dynamics, name)[t, i])} units/s²") for label, name in INERTIAL_TERMS
+            (label, _value(getattr(dynamics, name)[t, i], units, True, "/s²")) for label, name in INERTIAL_TERMS
         ]
     else:
         inertial.rows = [("", "undefined here (a singular matrix)")]
@@ -49,5 +62,5 @@ def dynamics_sections(dynamics: RangeDynamics, t: int, i: int, parent_label: str
 
 
 def frame_label(frames: np.ndarray, t: int, dt: float) -> str:
-    """``Frame 12 (dt 0.0417 s)`` for the section heading."""
-    return f"Frame {int(frames[t])} (dt {dt:.4g} s)"
+    """``Frame 12, dt 0.0417 s`` for the section heading."""
+    return f"Frame {int(frames[t])}, dt {dt:.4g} s"

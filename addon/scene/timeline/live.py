@@ -2,16 +2,20 @@
 the last range scan (active chain or whole scene) and the last dynamics sample, kept
 until the next scan or file load.
 
-A range scan of the active chain also keeps the chain's rates at every frame of the
-range (:func:`~...model.timeline.dynamics.series_dynamics`), so the dynamics section and
-the arrows follow the timeline without evaluating Blender again; outside the range
-:func:`sample_dynamics` reads the chain at F-1, F, F+1 (three evaluations, the frame
-restored). Nothing here evaluates Blender during drawing.
+A range scan of the scene keeps its flagged nodes grouped by cause (the scaled node
+and the frame, :func:`~...model.timeline.causes.range_groups`) for the list and one
+timeline marker per cause. A range scan of the active chain is kept apart (it does not
+replace the scene's results): only the chain's nodes are analysed, and its rates at every
+frame of the range (:func:`~...model.timeline.dynamics.series_dynamics`) let the dynamics
+section and the arrows follow the timeline without evaluating Blender again; outside the
+range :func:`sample_dynamics` reads the chain at F-1, F, F+1 (three evaluations, the frame
+restored). While a scan reads, :func:`progress` says how far it is. Nothing here
+evaluates Blender during drawing.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
@@ -19,47 +23,71 @@ from bpy.app.handlers import persistent
 
 from ...model.errors import UsageError
 from ...model.frames import FrameRange, check_frame
+from ...model.nodes import Nodes
 from ...model.thresholds import Thresholds
 from ...model.timeline import FrameSeries, OverFrames, analyse_frames
+from ...model.timeline.causes import RangeGroup, list_order, range_groups
 from ...model.timeline.dynamics import RangeDynamics, series_dynamics
 from ..frames import FrameReader
 from ..reading import active_key, chain_objects
+from .channels import range_annotations, scale_channels
 
 CHAIN, SCENE = "CHAIN", "SCENE"
 #: Timeline markers this add-on adds start with this (and only those are removed).
-MARKER_PREFIX = "HI worst: "
-#: At most this many markers (the worst flagged nodes).
+MARKER_PREFIX = "HI: "
+#: At most this many markers (one per cause, the worst first).
 MARKER_LIMIT = 20
 
 
 @dataclass
 class RangeView:
-    """A range read and analysed: ``dynamics`` for chain scans of 3 frames or more."""
+    """A range read and analysed: ``dynamics`` for chain scans of 3 frames or more;
+    for scene scans ``groups`` (worst first), ``order`` (the flagged nodes as the list
+    shows them: visible ones first) and ``facts`` (deform, hidden, follows)."""
 
     scope: str
     frame_range: FrameRange
     over: OverFrames
     dynamics: RangeDynamics | None
     seconds: float = 0.0
+    groups: list[RangeGroup] = field(default_factory=list)
+    order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    facts: Nodes | None = None
 
     @property
     def series(self) -> FrameSeries:
         return self.over.series
 
 
-_state: dict = {"range": None, "sample": None}
+_state: dict = {"range": None, "chain": None, "sample": None, "progress": None}
 
 
 def remember_range(view: RangeView) -> None:
-    _state["range"] = view
+    _state["chain" if view.scope == CHAIN else "range"] = view
 
 
 def last_range() -> RangeView | None:
+    """The last scan of the scene's range (chain scans are kept apart: :func:`last_chain`)."""
     return _state["range"]
 
 
+def last_chain() -> RangeView | None:
+    """The last range scan of an active chain."""
+    return _state["chain"]
+
+
+def set_progress(fraction: float | None, frame: int = 0, total: int = 0) -> None:
+    """What a running range scan has read (None: no scan is running)."""
+    _state["progress"] = None if fraction is None else (float(fraction), int(frame), int(total))
+
+
+def progress() -> tuple[float, int, int] | None:
+    """``(fraction, frame, frames)`` of the running range scan, None when none runs."""
+    return _state["progress"]
+
+
 def forget() -> None:
-    _state["range"] = _state["sample"] = None
+    _state["range"] = _state["chain"] = _state["sample"] = _state["progress"] = None
 
 
 @persistent
@@ -93,16 +121,33 @@ def start_reader(context, scope: str, frame_range: FrameRange) -> FrameReader:
     return FrameReader(context.scene, frame_range.frames(), objects)
 
 
-def finish(reader: FrameReader, scope: str, frame_range: FrameRange, thresholds: Thresholds, seconds: float):
-    """Analyse what ``reader`` read and remember it (chain scans keep their rates)."""
+def finish(reader: FrameReader, scope: str, frame_range: FrameRange, thresholds: Thresholds, seconds: float, key=None):
+    """Analyse what ``reader`` read and remember it: a chain scan (``key``: the active
+    node) only the chain's nodes, with their rates; a scene scan with its cause groups."""
     series = reader.series()
+    if scope == CHAIN and key is not None and key in series.keys:
+        index = {k: i for i, k in enumerate(series.keys)}
+        series = series.subset(_chain_of(series.parents, index[key]))
     over = analyse_frames(series, thresholds)
     dynamics = series_dynamics(series, frame_range.step) if scope == CHAIN and len(series) >= 3 else None
     view = RangeView(scope, frame_range, over, dynamics, seconds)
+    if scope == SCENE:
+        facts = range_annotations(series)
+        view.facts = facts
+        view.groups = range_groups(over, scale_channels(series), facts.follows)
+        view.order = list_order(over, facts.hidden)
     remember_range(view)
     if dynamics is not None:
         _state["sample"] = view
     return view
+
+
+def _chain_of(parents: np.ndarray, i: int) -> list[int]:
+    """Node ``i``'s chain from its root, root first."""
+    out = [i]
+    while parents[out[-1]] >= 0:
+        out.append(int(parents[out[-1]]))
+    return out[::-1]
 
 
 def sample_dynamics(context) -> RangeView:
@@ -139,19 +184,26 @@ def dynamics_here(context):
 
 
 def set_markers(scene, view: RangeView | None, show: bool) -> int:
-    """Timeline markers at the worst frames of the flagged nodes (at most
-    :data:`MARKER_LIMIT`, worst first), replacing this add-on's earlier ones; with
-    ``show`` False only removes them. Returns how many were added."""
-    for marker in [m for m in scene.timeline_markers if m.name.startswith(MARKER_PREFIX)]:
+    """One timeline marker per cause at its worst frame (``HI: torso squash f20``; the
+    nodes without a scaled node above them: one per distinct worst frame), at most
+    :data:`MARKER_LIMIT`, worst first, replacing this add-on's earlier ones (and the
+    ``HI worst:`` markers of earlier versions); with ``show`` False only removes them.
+    Returns how many were added."""
+    for marker in [m for m in scene.timeline_markers if m.name.startswith((MARKER_PREFIX, "HI worst: "))]:
         scene.timeline_markers.remove(marker)
     if not show or view is None:
         return 0
-    over = view.over
-    added = 0
-    for i in over.worst_first()[:MARKER_LIMIT]:
-        scene.timeline_markers.new(MARKER_PREFIX + over.series.label(int(i)), frame=int(over.worst_frame[i]))
-        added += 1
-    return added
+    keys, over = view.series.keys, view.over
+    wanted: dict[tuple[str, int], None] = {}
+    for group in view.groups:
+        if group.cause >= 0:
+            wanted[(group.marker(keys), group.frame)] = None
+            continue
+        for frame in dict.fromkeys(int(f) for f in over.worst_frame[group.members]):
+            wanted[(f"worst f{frame}", frame)] = None
+    for name, frame in list(wanted)[:MARKER_LIMIT]:
+        scene.timeline_markers.new(MARKER_PREFIX + name, frame=frame)
+    return min(len(wanted), MARKER_LIMIT)
 
 
 def register_handlers() -> None:
