@@ -73,9 +73,11 @@ def changes_scene(updates, modes: dict[str, str]) -> bool:
     They do: a moved object or bone (a transform flag on an object or on armature data),
     new geometry (which moves boxes), renamed, added or deleted objects. They do not:
     selecting (a Scene update with no flags; in Pose mode, an armature object's
-    geometry flag with no transform on its armature) and switching an object's mode (an
-    object update with no flags whose mode differs from the one in ``modes``, a record
-    of object name -> mode that this call keeps up to date).
+    geometry flag with no transform on its armature), writing the scene's own
+    properties (a Scene update, with flags: clicking a row of the scan list sets its
+    index), and switching an object's mode (an object update with no flags whose mode
+    differs from the one in ``modes``, a record of object name -> mode that this call
+    keeps up to date).
     """
     armature_moved = any(isinstance(u.id, bpy.types.Armature) and u.is_updated_transform for u in updates)
     changed = False
@@ -90,6 +92,8 @@ def changes_scene(updates, modes: dict[str, str]) -> bool:
                 changed |= obj.type != "ARMATURE" or armature_moved
             elif before is None or before == obj.mode:  # renamed, new, or re-linked
                 changed = True
+        elif isinstance(u.id, bpy.types.Scene):
+            continue  # the scene's own properties (a click in the scan list writes one): no object changed
         elif u.is_updated_transform or u.is_updated_geometry:
             changed = True
     return changed

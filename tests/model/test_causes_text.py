@@ -7,7 +7,7 @@ from hierarchy_inspector import core
 from hierarchy_inspector.addon.model.advice.causes import cause_groups, group_label, nearest_sources
 from hierarchy_inspector.addon.model.inspection import inspect
 from hierarchy_inspector.addon.model.nodes import Nodes
-from hierarchy_inspector.addon.model.text import Units, elide_start
+from hierarchy_inspector.addon.model.text import Units, elide_name, elide_start
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -63,6 +63,27 @@ def test_elide_start_keeps_the_end_and_fits(text, width):
     else:
         kept = out[1:] if out.startswith("\N{HORIZONTAL ELLIPSIS}") else out
         assert text.endswith(kept) and len(out) == width
+
+
+@given(st.sampled_from(["DEF-", "ORG-", "MCH-", "", "tweak_"]), st.text(min_size=0, max_size=30), st.integers(1, 40))
+def test_elide_name_keeps_the_kind_prefix_and_the_end(prefix, rest, width):
+    """Before, names were elided from the start ('...pper_arm.L'): Rigify's DEF-, ORG-
+    and MCH- were lost. The prefix stays (a 5-letter word like 'tweak_' is no prefix)."""
+    text = prefix + rest
+    out = elide_name(text, width)
+    if len(text) <= width:
+        assert out == text
+        return
+    assert len(out) <= max(width, 1)
+    if prefix in ("DEF-", "ORG-", "MCH-") and rest and width >= len(prefix) + 3:
+        assert out.startswith(prefix + "\N{HORIZONTAL ELLIPSIS}") and text.endswith(out[len(prefix) + 1 :])
+    else:
+        assert out == elide_start(text, width)
+
+
+def test_elide_name_examples():
+    assert elide_name("DEF-upper_arm.L", 10) == "DEF-\N{HORIZONTAL ELLIPSIS}arm.L"
+    assert elide_name("tweak_spine.003", 8) == "\N{HORIZONTAL ELLIPSIS}ine.003"
 
 
 def test_units_follow_the_scene_and_never_drop_digits():

@@ -309,6 +309,20 @@ def test_scan_stays_current_when_only_the_selection_changes(demo):
     assert not live.scan_is_current()
 
 
+def test_clicking_scan_rows_keeps_the_scan_current(demo):
+    """Before: a click in the scan list (it writes the list's index, a scene property)
+    said 'Scene changed since the scan' although nothing moved."""
+    bpy.ops.hierarchy_inspector.scan()
+    settings = bpy.context.scene.hierarchy_inspector
+    for k in range(min(3, len(settings.scan_items))):
+        settings.scan_index = k
+        bpy.context.view_layer.update()
+        assert live.scan_is_current(), settings.scan_items[k].object_name
+    bpy.data.objects["Root"].location.x += 1.0
+    bpy.context.view_layer.update()
+    assert not live.scan_is_current()
+
+
 def test_scan_stays_current_across_modes_and_bone_selection_but_not_pose_edits(demo):
     arm = bpy.data.objects["Inherit scale rig"]
     bpy.context.view_layer.objects.active = arm
