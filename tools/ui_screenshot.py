@@ -415,6 +415,7 @@ def steps():
     default_width: dict = {"sidebar_width": ui_region.width}
     yield from demo_bone_chain(module, window, area, space, win_region, settings, default_width, shot, shots)
     yield from rigify_rig(module, window, area, space, win_region, ui_region, default_width, shot, shots)
+    yield from rigger_day(module, window, area, space, win_region, ui_region, default_width, shot, shots)
 
     layout = {
         "blender": bpy.app.version_string,
@@ -552,6 +553,145 @@ def rigify_rig(module, window, area, space, win_region, ui_region, record: dict,
     yield Settle(area).done
     shots["rig_scan"] = shot("default_rig_scan.png")
     record["rig_scan"] = {"drawn": drawn(module)}
+
+
+def status_strip(window, name: str) -> str:
+    """The window's bottom strip (the status bar, where Blender shows the last report),
+    as OUTDIR/name."""
+    height = max(20, int(round(26 * bpy.context.preferences.system.ui_scale)))
+    rgb = x_capture(window.width, window.height)[window.height - height :]
+    path = OUT / name
+    write_png(path, rgb)
+    return str(path)
+
+
+def _reopen(module, cls_name: str, closed: bool) -> None:
+    """Register one of the add-on's sub-panels again, open (or closed) by default: a
+    script cannot click a panel's header."""
+    cls = getattr(module.addon.ui.panels_frames, cls_name, None) or getattr(module.addon.ui.panels, cls_name)
+    bpy.utils.unregister_class(cls)
+    cls.bl_options = {"DEFAULT_CLOSED"} if closed else set()
+    bpy.utils.register_class(cls)
+
+
+def rigger_day(module, window, area, space, win_region, ui_region, record: dict, shot, shots):
+    """The rigger's rig (Rigify, torso squash, forearm stretch, rotations keyed over 40
+    frames, a skinned mesh) at the default sidebar width: the range list after a range
+    scan, a deform bone's chains and advice, the dynamics section, an export dialog, and
+    the status bar after each export and fix."""
+    with bpy.context.temp_override(window=window, area=area, region=win_region):
+        bpy.ops.scene.new(type="EMPTY")
+    yield Settle(area, draws=1, seconds=0.1).done
+    scene = window.scene
+    with bpy.context.temp_override(window=window, area=area, region=win_region, scene=scene):
+        rig = module.addon.scene.timeline.animated.rigger_rig(scene)
+    view_layer = window.view_layer
+    out = OUT / "exports"
+    out.mkdir(exist_ok=True)
+    ui = module.addon.ui
+    settings = scene.hierarchy_inspector
+    settings.overlay = False
+    for obj in scene.objects:
+        obj.select_set(False)
+    view_layer.objects.active = None
+    view_layer.update()
+    # The range scan, timed as an artist runs it (the panel's operator, 40 frames).
+    started = time.monotonic()
+    with bpy.context.temp_override(window=window, area=area, region=win_region):
+        bpy.ops.hierarchy_inspector.scan_range(scope="SCENE")
+    record["rigger"] = {"range_scan_seconds": round(time.monotonic() - started, 3)}
+    fs = scene.hierarchy_inspector_frames
+    fs.show_markers = True
+    record["rigger"]["groups"] = [(g.label, g.count) for g in fs.range_groups]
+    record["rigger"]["markers"] = sorted(m.name for m in scene.timeline_markers)
+    record["rigger"]["top_rows"] = [(i.bone_name or i.object_name, i.hidden) for i in list(fs.range_items)[:8]]
+    yield Settle(area).done
+    shots["range_list"] = shot("default_range_list.png")
+    shots["status_range_scan"] = status_strip(window, "status_range_scan.png")
+    record["range_list"] = {"drawn": [list(e) for e in ui.lists.RANGE_DRAWN]}
+    # A deform bone in Pose mode at the stretch's peak: the deform chain, the mechanism, the advice.
+    scene.frame_set(25)
+    rig.select_set(True)
+    view_layer.objects.active = rig
+    with bpy.context.temp_override(window=window, area=area, region=win_region, active_object=rig):
+        bpy.ops.object.mode_set(mode="POSE")
+    deform = rig.data.collections_all.get("DEF")
+    if deform is not None:
+        deform.is_visible = True
+    bone = "DEF-forearm.L"
+    for b in rig.data.bones:
+        b.select = b.name == bone
+    rig.data.bones.active = rig.data.bones[bone]
+    _reopen(module, "HI_PT_details", closed=True)  # the transforms below the advice: out of the way
+    yield Settle(area).done
+    shots["deform_chains"] = shot("default_deform_chains.png")
+    record["deform_chains"] = {"drawn": drawn(module)}
+    yield from scroll_sidebar(window, area, ui_region, 12)
+    yield Settle(area).done
+    shots["deform_advice"] = shot("default_deform_advice.png")
+    # The dynamics section: a chain scan of the bone, the section open.
+    with bpy.context.temp_override(window=window, area=area, region=win_region):
+        bpy.ops.hierarchy_inspector.scan_range(scope="CHAIN")
+    record["rigger"]["chain_line"] = fs.range_chain
+    _reopen(module, "HI_PT_dynamics", closed=False)
+    yield from scroll_sidebar(window, area, ui_region, 40)
+    yield Settle(area).done
+    shots["dynamics"] = shot("default_dynamics.png")
+    record["dynamics"] = {"drawn": drawn(module)}
+    _reopen(module, "HI_PT_dynamics", closed=True)
+    _reopen(module, "HI_PT_details", closed=False)
+    # The exports from Pose mode, each timed against Blender's own export of the same frames.
+    seconds: dict = {}
+    exports = (
+        ("gltf", bpy.ops.hierarchy_inspector.export_gltf, "glb"),
+        ("fbx", bpy.ops.hierarchy_inspector.export_fbx, "fbx"),
+        ("fbx_accumulated", bpy.ops.hierarchy_inspector.export_fbx_accumulated, "fbx"),
+    )
+    for name, op, ext in exports:
+        started = time.monotonic()
+        with bpy.context.temp_override(window=window, area=area, region=win_region):
+            op(filepath=str(out / f"panel_{name}.{ext}"))
+        seconds[f"panel_{name}"] = round(time.monotonic() - started, 3)
+        yield Settle(area).done
+        shots[f"status_{name}"] = status_strip(window, f"status_{name}.png")
+    record["rigger"]["mode_after_exports"] = bpy.context.mode
+    with bpy.context.temp_override(window=window, area=area, region=win_region):
+        bpy.ops.object.mode_set(mode="OBJECT")
+        started = time.monotonic()
+        bpy.ops.export_scene.gltf(
+            filepath=str(out / "blender.glb"), export_animations=True, export_force_sampling=True, use_visible=True
+        )
+        seconds["blender_gltf"] = round(time.monotonic() - started, 3)
+        started = time.monotonic()
+        bpy.ops.export_scene.fbx(
+            filepath=str(out / "blender.fbx"), bake_anim=True, add_leaf_bones=False, use_visible=True
+        )
+        seconds["blender_fbx"] = round(time.monotonic() - started, 3)
+    record["rigger"]["export_seconds"] = seconds
+    # Insert helpers on a rig whose bones hold the shear: the headline stays last.
+    with bpy.context.temp_override(window=window, area=area, region=win_region):
+        bpy.ops.hierarchy_inspector.insert_helpers()
+    yield Settle(area).done
+    shots["status_insert_helpers"] = status_strip(window, "status_insert_helpers.png")
+    # The FBX export dialog (the file browser in the main window).
+    prefs = bpy.context.preferences
+    prefs.view.filebrowser_display_type = "SCREEN"
+    with bpy.context.temp_override(window=window, area=area, region=win_region):
+        bpy.ops.hierarchy_inspector.export_fbx("INVOKE_DEFAULT", preset="UNREAL")
+    yield _after(2.0)  # the file browser replaces the viewport: its redraws are not counted
+    shots["export_dialog"] = {"file": screenshot(window, "export_dialog_fbx.png")}
+    browser = next((a for a in window.screen.areas if a.type == "FILE_BROWSER"), None)
+    record["rigger"]["export_dialog_opened"] = browser is not None
+    if browser is not None:
+        with bpy.context.temp_override(window=window, area=browser, screen=window.screen):
+            bpy.ops.file.cancel()
+    yield _after(1.0)
+
+
+def _after(seconds: float):
+    """A condition true once ``seconds`` have passed."""
+    until = time.monotonic() + seconds
+    return lambda: time.monotonic() >= until
 
 
 def _gpu(name: str) -> str:

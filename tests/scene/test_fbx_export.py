@@ -187,7 +187,7 @@ def test_a_failed_export_undoes_the_bone_helpers(rig_scene, tmp_path, monkeypatc
     rig = scene.objects["Rig"]
     before = _rig_state(rig)
 
-    def broken(path, frame_range):
+    def broken(path, frame_range, options=None):
         assert any("helper" in b.name for b in rig.data.bones)  # the helpers are there during the export
         raise RuntimeError("exporter failed")
 

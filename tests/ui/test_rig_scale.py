@@ -43,6 +43,20 @@ def rig(addon, rig_file):
     return bpy.data.objects["rig"]
 
 
+def _mechanism(rig, name: str) -> list[str]:
+    """``name`` and the bones above it, each step to the bone its constraints copy
+    (Copy Transforms, Child Of, Armature) or else to its parent."""
+    from hierarchy_inspector.addon.scene.scan import followed_target
+
+    out: list[str] = []
+    pb = rig.pose.bones.get(name)
+    while pb is not None and pb.name not in out:
+        out.append(pb.name)
+        found = followed_target(pb.constraints)
+        pb = rig.pose.bones.get(found[1]) if found is not None and found[0] == rig and found[1] else pb.parent
+    return out
+
+
 def test_two_edits_give_two_cause_groups_and_the_filters_split_them(rig):
     assert bpy.ops.hierarchy_inspector.scan() == {"FINISHED"}
     settings = bpy.context.scene.hierarchy_inspector
@@ -55,12 +69,12 @@ def test_two_edits_give_two_cause_groups_and_the_filters_split_them(rig):
     # edit from elsewhere): no third edit is invented.
     assert all(g.object_name == "" for key, g in groups.items() if key not in {("rig", b) for b in EDITS})
     assert sum(g.count for g in settings.scan_groups) == len(items)
-    # The biggest group is the torso's; its members all lie below the torso bone.
+    # The biggest group is the torso's; its members all lie below the torso bone, up
+    # their parents or up the bone their constraints copy (Rigify's DEF- bones copy tweaks).
     torso = next(k for k, g in enumerate(settings.scan_groups) if g.bone_name == "torso")
     for it in items:
         if it.group == torso and it.bone_name:
-            chain = [b.name for b in rig.pose.bones[it.bone_name].parent_recursive] + [it.bone_name]
-            assert "torso" in chain
+            assert "torso" in _mechanism(rig, it.bone_name), it.bone_name
     # Kind filters: objects, deform bones, all bones, and the cause filter.
     settings.scan_kind = "DEFORM"
     deform = [it for it in items if visible(it, settings)]
@@ -106,7 +120,11 @@ def test_the_panel_reads_the_chain_not_the_rig(rig):
         nodes, chain = live.read_chain_nodes(bpy.context)
         expected = ["rig", *[f"rig > {b.name}" for b in reversed(bone.parent_recursive)], "rig > DEF-forearm.L.001"]
         assert [nodes.label(i) for i in chain] == expected
-        assert len(nodes) == len(chain)  # nothing else of the 700 bones is read
+        # Beside the chain, only the chain of the bone it copies (its mechanism) is read.
+        copied = rig.pose.bones[bone.constraints["Copy Transforms"].subtarget]
+        mechanism = {f"rig > {b.name}" for b in (copied, *copied.parent_recursive)}
+        assert {nodes.label(i) for i in range(len(nodes))} == set(expected) | mechanism
+        assert len(nodes) < 40  # nothing else of the 700 bones is read
         full = scan_scene(bpy.context.scene).nodes
         index = full.index()
         rows = [index[k] for k in nodes.keys]
