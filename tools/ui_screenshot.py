@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import importlib
 import json
 import os
 import struct
@@ -484,14 +485,14 @@ def demo_bone_chain(module, window, area, space, win_region, settings, record: d
         bpy.ops.object.mode_set(mode="OBJECT")
 
 
-def scroll_sidebar(window, area, ui_region, clicks: int):
-    """Scroll the sidebar down by ``clicks`` wheel steps (simulated events)."""
+def scroll_sidebar(window, area, ui_region, clicks: int, up: bool = False):
+    """Scroll the sidebar down (``up``: up) by ``clicks`` wheel steps (simulated events)."""
     x = ui_region.x + ui_region.width // 2
     y = ui_region.y + ui_region.height // 2
     window.event_simulate(type="MOUSEMOVE", value="NOTHING", x=x, y=y)
     yield Settle(area, draws=1, seconds=0.05).done
     for _ in range(clicks):
-        window.event_simulate(type="WHEELDOWNMOUSE", value="PRESS", x=x, y=y)
+        window.event_simulate(type="WHEELUPMOUSE" if up else "WHEELDOWNMOUSE", value="PRESS", x=x, y=y)
         yield Settle(area, draws=1, seconds=0.05).done
 
 
@@ -566,25 +567,66 @@ def status_strip(window, name: str) -> str:
 
 
 def _reopen(module, cls_name: str, closed: bool) -> None:
-    """Register one of the add-on's sub-panels again, open (or closed) by default: a
-    script cannot click a panel's header."""
+    """Register one of the add-on's sub-panels again, closed (or open) by default: a
+    script cannot click a panel's header (a panel the region has drawn keeps its state;
+    this one has not been drawn yet)."""
     cls = getattr(module.addon.ui.panels_frames, cls_name, None) or getattr(module.addon.ui.panels, cls_name)
     bpy.utils.unregister_class(cls)
     cls.bl_options = {"DEFAULT_CLOSED"} if closed else set()
     bpy.utils.register_class(cls)
 
 
+def dynamics_tab(module):
+    """The Dynamics section as a panel of its own in a tab of its own (the add-on's is a
+    closed sub-panel of the inspector, which a script cannot open): the same draw."""
+    section = module.addon.ui.panels_frames.HI_PT_dynamics
+
+    class HI_PT_dynamics_shot(bpy.types.Panel):
+        bl_space_type, bl_region_type, bl_category = "VIEW_3D", "UI", "Dynamics"
+        bl_idname = "HI_PT_dynamics_shot"
+        bl_label = "Dynamics (the inspector's section, opened)"
+
+        def draw(self, context):
+            module.addon.ui.panels.DRAWN["sections"] = []
+            section.draw(self, context)
+
+    bpy.utils.register_class(HI_PT_dynamics_shot)
+    return HI_PT_dynamics_shot
+
+
+#: Keys the script binds, one per operator run as a user runs it (reports reach the
+#: status bar only for operators the window manager runs, not for Python's calls).
+KEYS = iter(("F13", "F14", "F15", "F16", "F17", "F18", "F19", "F20"))
+
+
+def from_the_keyboard(window, win_region, idname: str, **props):
+    """Run operator ``idname`` through a key bound for the purpose (simulated press over
+    the viewport), as Blender runs a user's shortcut; the binding is removed after."""
+    keymap = bpy.context.window_manager.keyconfigs.addon.keymaps.new(name="Window", space_type="EMPTY")
+    key = next(KEYS)
+    item = keymap.keymap_items.new(idname, key, "PRESS")
+    for name, value in props.items():
+        setattr(item.properties, name, value)
+    x, y = win_region.x + 40, win_region.y + 40
+    window.event_simulate(type="MOUSEMOVE", value="NOTHING", x=x, y=y)
+    window.event_simulate(type=key, value="PRESS", x=x, y=y)
+    window.event_simulate(type=key, value="RELEASE", x=x, y=y)
+    return keymap, item
+
+
 def rigger_day(module, window, area, space, win_region, ui_region, record: dict, shot, shots):
     """The rigger's rig (Rigify, torso squash, forearm stretch, rotations keyed over 40
     frames, a skinned mesh) at the default sidebar width: the range list after a range
     scan, a deform bone's chains and advice, the dynamics section, an export dialog, and
-    the status bar after each export and fix."""
+    the status bar after the range scan, each export and a fix (run as a user runs them,
+    from a key: Python's calls leave the status bar empty). Times the range scan and each
+    panel export against Blender's own exports of the same frames and objects."""
     with bpy.context.temp_override(window=window, area=area, region=win_region):
         bpy.ops.scene.new(type="EMPTY")
     yield Settle(area, draws=1, seconds=0.1).done
     scene = window.scene
     with bpy.context.temp_override(window=window, area=area, region=win_region, scene=scene):
-        rig = module.addon.scene.timeline.animated.rigger_rig(scene)
+        rig = importlib.import_module(f"{MODULE}.addon.scene.timeline.animated").rigger_rig(scene)
     view_layer = window.view_layer
     out = OUT / "exports"
     out.mkdir(exist_ok=True)
@@ -595,16 +637,19 @@ def rigger_day(module, window, area, space, win_region, ui_region, record: dict,
         obj.select_set(False)
     view_layer.objects.active = None
     view_layer.update()
-    # The range scan, timed as an artist runs it (the panel's operator, 40 frames).
-    started = time.monotonic()
-    with bpy.context.temp_override(window=window, area=area, region=win_region):
-        bpy.ops.hierarchy_inspector.scan_range(scope="SCENE")
-    record["rigger"] = {"range_scan_seconds": round(time.monotonic() - started, 3)}
+    yield from scroll_sidebar(window, area, ui_region, 60, up=True)
     fs = scene.hierarchy_inspector_frames
+    record["rigger"] = {}
+    # The range scan as a user starts it (modal, progress in the panel), timed to its end.
+    started = time.monotonic()
+    bound = [from_the_keyboard(window, win_region, "hierarchy_inspector.scan_range", scope="SCENE")]
+    yield lambda: fs.range_done and not ui.operators_frames.HI_OT_scan_range.running
+    record["rigger"]["range_scan_seconds"] = round(time.monotonic() - started, 3)
     fs.show_markers = True
     record["rigger"]["groups"] = [(g.label, g.count) for g in fs.range_groups]
     record["rigger"]["markers"] = sorted(m.name for m in scene.timeline_markers)
     record["rigger"]["top_rows"] = [(i.bone_name or i.object_name, i.hidden) for i in list(fs.range_items)[:8]]
+    yield from scroll_sidebar(window, area, ui_region, 14)  # below the inspector and the scene scan
     yield Settle(area).done
     shots["range_list"] = shot("default_range_list.png")
     shots["status_range_scan"] = status_strip(window, "status_range_scan.png")
@@ -622,57 +667,77 @@ def rigger_day(module, window, area, space, win_region, ui_region, record: dict,
     for b in rig.data.bones:
         b.select = b.name == bone
     rig.data.bones.active = rig.data.bones[bone]
-    _reopen(module, "HI_PT_details", closed=True)  # the transforms below the advice: out of the way
+    yield from scroll_sidebar(window, area, ui_region, 60, up=True)
     yield Settle(area).done
     shots["deform_chains"] = shot("default_deform_chains.png")
     record["deform_chains"] = {"drawn": drawn(module)}
-    yield from scroll_sidebar(window, area, ui_region, 12)
+    yield from scroll_sidebar(window, area, ui_region, 22)
     yield Settle(area).done
     shots["deform_advice"] = shot("default_deform_advice.png")
-    # The dynamics section: a chain scan of the bone, the section open.
+    # The dynamics section after a chain scan of the bone.
     with bpy.context.temp_override(window=window, area=area, region=win_region):
         bpy.ops.hierarchy_inspector.scan_range(scope="CHAIN")
     record["rigger"]["chain_line"] = fs.range_chain
-    _reopen(module, "HI_PT_dynamics", closed=False)
-    yield from scroll_sidebar(window, area, ui_region, 40)
+    extra = dynamics_tab(module)
+    yield Settle(area, draws=1, seconds=0.2).done
+    ui_region.active_panel_category = extra.bl_category
     yield Settle(area).done
     shots["dynamics"] = shot("default_dynamics.png")
     record["dynamics"] = {"drawn": drawn(module)}
-    _reopen(module, "HI_PT_dynamics", closed=True)
-    _reopen(module, "HI_PT_details", closed=False)
-    # The exports from Pose mode, each timed against Blender's own export of the same frames.
+    ui_region.active_panel_category = CATEGORY
+    bpy.utils.unregister_class(extra)
+    # The exports from Pose mode as a user runs them, each timed to its file, then
+    # Blender's own exporters on the same frames and visible objects.
     seconds: dict = {}
-    exports = (
-        ("gltf", bpy.ops.hierarchy_inspector.export_gltf, "glb"),
-        ("fbx", bpy.ops.hierarchy_inspector.export_fbx, "fbx"),
-        ("fbx_accumulated", bpy.ops.hierarchy_inspector.export_fbx_accumulated, "fbx"),
-    )
-    for name, op, ext in exports:
+    for name, idname, ext in (
+        ("gltf", "hierarchy_inspector.export_gltf", "glb"),
+        ("fbx", "hierarchy_inspector.export_fbx", "fbx"),
+        ("fbx_accumulated", "hierarchy_inspector.export_fbx_accumulated", "fbx"),
+    ):
+        path = out / f"panel_{name}.{ext}"
+        path.unlink(missing_ok=True)
         started = time.monotonic()
-        with bpy.context.temp_override(window=window, area=area, region=win_region):
-            op(filepath=str(out / f"panel_{name}.{ext}"))
+        bound.append(from_the_keyboard(window, win_region, idname, filepath=str(path)))
+        yield path.exists
         seconds[f"panel_{name}"] = round(time.monotonic() - started, 3)
-        yield Settle(area).done
+        yield Settle(area, seconds=1.5).done
         shots[f"status_{name}"] = status_strip(window, f"status_{name}.png")
     record["rigger"]["mode_after_exports"] = bpy.context.mode
     with bpy.context.temp_override(window=window, area=area, region=win_region):
         bpy.ops.object.mode_set(mode="OBJECT")
         started = time.monotonic()
         bpy.ops.export_scene.gltf(
-            filepath=str(out / "blender.glb"), export_animations=True, export_force_sampling=True, use_visible=True
+            filepath=str(out / "blender.glb"),
+            export_animations=True,
+            export_force_sampling=True,
+            export_current_frame=True,
+            use_visible=True,
         )
         seconds["blender_gltf"] = round(time.monotonic() - started, 3)
+        started = time.monotonic()  # the same with the options the panel's export passes (the timeline sampled)
+        bpy.ops.export_scene.gltf(
+            filepath=str(out / "blender_scene_mode.glb"),
+            export_animations=True,
+            export_animation_mode="SCENE",
+            export_anim_scene_split_object=False,
+            export_force_sampling=True,
+            export_current_frame=True,
+            export_rest_position_armature=False,
+            use_visible=True,
+        )
+        seconds["blender_gltf_scene_mode"] = round(time.monotonic() - started, 3)
         started = time.monotonic()
         bpy.ops.export_scene.fbx(
             filepath=str(out / "blender.fbx"), bake_anim=True, add_leaf_bones=False, use_visible=True
         )
         seconds["blender_fbx"] = round(time.monotonic() - started, 3)
     record["rigger"]["export_seconds"] = seconds
-    # Insert helpers on a rig whose bones hold the shear: the headline stays last.
-    with bpy.context.temp_override(window=window, area=area, region=win_region):
-        bpy.ops.hierarchy_inspector.insert_helpers()
-    yield Settle(area).done
+    # Insert helpers on a rig whose bones hold the shear: what it says stays on the status bar.
+    bound.append(from_the_keyboard(window, win_region, "hierarchy_inspector.insert_helpers"))
+    yield Settle(area, seconds=2.0).done
     shots["status_insert_helpers"] = status_strip(window, "status_insert_helpers.png")
+    for keymap, item in bound:
+        keymap.keymap_items.remove(item)
     # The FBX export dialog (the file browser in the main window).
     prefs = bpy.context.preferences
     prefs.view.filebrowser_display_type = "SCREEN"

@@ -128,8 +128,8 @@ class HI_UL_scan(_FlaggedList, bpy.types.UIList):
 class HI_UL_range(_FlaggedList, bpy.types.UIList):
     """The nodes flagged at some frame of the range: the name (a hidden bone's eye
     closed: its worst-frame button goes to the frame without selecting it), the worst
-    frame (a button: go there and select the node), the largest corner distance and
-    shear over the range."""
+    frame (a button: go there and select the node), the largest corner distance over
+    the range (and the shear, where the name keeps half the row)."""
 
     bl_idname = "HI_UL_range"
     filters = RANGE_FILTERS
@@ -138,11 +138,14 @@ class HI_UL_range(_FlaggedList, bpy.types.UIList):
         units = settings.units(context)
         scale = fit.ui_scale(context)
         frame = f"f{item.worst_frame}"
-        numbers = f"{units.length(item.max_corner)}  {item.shear_deg:.1f}\N{DEGREE SIGN}"
+        corner = units.length(item.max_corner)
+        with_shear = f"{corner}  {item.shear_deg:.1f}\N{DEGREE SIGN}"
         total = fit.region_px(context) - 24 * scale  # the list's own scroll bar
-        button = fit.label_px(context, frame) + fit.ICON_PX * scale
-        width = fit.label_px(context, numbers) + button
-        factor = max(0.25, min(0.8, 1.0 - width / total))
+        button = fit.label_px(context, frame)
+        # The shear where the name keeps half the row, else the corner distance alone.
+        numbers = with_shear if fit.label_px(context, with_shear) + button <= 0.5 * total else corner
+        right_px = fit.label_px(context, numbers) + button
+        factor = max(0.3, min(0.8, 1.0 - right_px / total))
         split = layout.split(factor=factor, align=True)
         room = factor * total - fit.ICON_PX * scale
         name = item.bone_name or item.object_name

@@ -59,7 +59,8 @@ def draw_section(layout, context, section) -> None:
     labels = max((fit.label_px(context, label) for label, _v in section.rows), default=0.0)
     factor = max(0.3, min(0.5, labels / total))
     for label, value in section.rows:
-        if fit.label_px(context, value) > (1.0 - factor) * total:  # too narrow: the value below its label
+        too_narrow = fit.label_px(context, value) > (1.0 - factor) * total
+        if too_narrow or fit.label_px(context, label) > factor * total:  # the value below its label
             col.label(text=record("sections", context, label, total))
             row = col.row()
             row.separator(factor=2.0)
@@ -136,13 +137,10 @@ class HI_PT_inspector(SidebarPanel, bpy.types.Panel):
         focus = focus_index(ins, view.chain, (chosen.detail_object, chosen.detail_bone), view.mechanism)
         box = layout.box()
         if view.mechanism:  # a bone its constraints drive: what is exported, and what drives it
-            box.label(text="Deform chain (exported): shear, corners", icon="OUTLINER")
+            box.label(text="Deform chain (exported)", icon="OUTLINER")
             draw_chain(box, context, ins, deform_chain(ins, view.chain), focus)
             box = layout.box()
-            heading = copied_label(ins, view.active)
-            box.label(
-                text=fit.fit_start(context, heading, fit.region_px(context) - fit.ICON_PX), icon="CONSTRAINT_BONE"
-            )
+            draw_wrapped(box, context, copied_label(ins, view.active), icon="CONSTRAINT_BONE")
             draw_chain(box, context, ins, mechanism_shown(ins, view.mechanism), focus, "mechanism")
         else:
             box.label(text="Chain (root to active): shear, corners", icon="OUTLINER")

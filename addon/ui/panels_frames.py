@@ -50,16 +50,16 @@ class HI_PT_frames(SidebarPanel, bpy.types.Panel):
                 layout.label(text="No scene range scanned yet", icon="INFO")
             return
         lists.RANGE_DRAWN.clear()
-        layout.label(
-            text=f"{len(fs.range_items):,} flagged of {fs.range_nodes:,} nodes ({fs.range_label}, {fs.range_seconds:.2f} s)"
-        )
+        col = layout.column(align=True)
+        col.label(text=f"{len(fs.range_items):,} flagged of {fs.range_nodes:,} nodes")
+        col.label(text=f"{fs.range_label}, {fs.range_seconds:.2f} s")
         layout.prop(fs, "show_markers", icon="MARKER_HLT")
         layout.label(text="Causes: scaled node, flagged, worst")
         layout.template_list("HI_UL_scan_groups", "range", fs, "range_groups", fs, "range_group_index", rows=3)
         row = layout.row(align=True)
         row.prop(fs, "range_by_cause")
         row.prop(fs, "range_kind", text="")
-        layout.label(text="Flagged: worst frame, corners, shear")
+        layout.label(text="Flagged: worst frame, corners")
         layout.template_list("HI_UL_range", "", fs, "range_items", fs, "range_index", rows=6)
         if units.system == "NONE":
             layout.label(text="Lengths in Blender units (Scene > Units: none)", icon="INFO")

@@ -313,9 +313,10 @@ def test_default_width_keeps_every_number_and_tells_names_apart(ui):
         assert not _fits(default[key]["drawn"].get("warnings", [])), key
         sections = default[key]["drawn"].get("sections", [])
         assert len(sections) >= 12 and not _fits(sections), (key, _fits(sections))
-    # On the rig the chain is 14 deep: names are elided from the start, their end kept.
+    # On the rig the chain is deep: names keep their DEF- prefix and end, the middle elided.
     rig_names = [n[0] for n in default["rig_panel"]["drawn"]["chain"][0::2]]
-    assert "DEF-forearm.L.001".endswith(rig_names[-1].lstrip("\N{HORIZONTAL ELLIPSIS}")), rig_names
+    head, _dots, tail = rig_names[-1].partition("\N{HORIZONTAL ELLIPSIS}")
+    assert rig_names[-1] == "DEF-forearm.L.001" or (head == "DEF-" and "DEF-forearm.L.001".endswith(tail)), rig_names
     assert rig_names[-1].endswith(".L.001"), rig_names
     scan = default["rig_scan"]["drawn"]["scan"]
     assert len(scan) >= 8 and not _fits(scan), _fits(scan)
@@ -350,3 +351,77 @@ def test_rig_overlay_draws_no_cage_and_at_most_the_worst_n(ui):
         x0, y0, x1, y1 = bbox(engine)
         # A cage around the whole scene would span the viewport; the flagged bones do not.
         assert (x1 - x0) < 0.9 * r["width"] or (y1 - y0) < 0.9 * r["height"], (key, bbox(engine))
+
+
+# -- a rigger's day: the rig of the issue, at the default width --------------------------
+
+RIGGER_SHOTS = (
+    "range_list",
+    "deform_chains",
+    "deform_advice",
+    "dynamics",
+    "status_range_scan",
+    "status_gltf",
+    "status_fbx",
+    "status_fbx_accumulated",
+    "status_insert_helpers",
+    "export_dialog",
+)
+
+
+def _shot_file(ui, key) -> Path:
+    entry = ui.layout["screenshots"][key]
+    return OUT / Path(entry["file"] if isinstance(entry, dict) else entry).name
+
+
+def test_rigger_day_shots_were_taken(ui):
+    for key in RIGGER_SHOTS:
+        with Image.open(_shot_file(ui, key)) as im:
+            image = np.asarray(im.convert("RGB")).astype(np.int16)
+        assert image.std() > 3, key
+
+
+def test_range_list_reads_at_the_default_width(ui):
+    """Before: every row read 'ri... 20 0.389 0.0 deg' at 291 px, hidden ORG-/MCH- bones
+    on top, 20 markers on one frame. Now: nothing cut, cause groups with their frame,
+    visible bones first, names without the armature, units, one marker per cause."""
+    default = ui.layout["default_width"]
+    rows = default["range_list"]["drawn"]
+    assert len(rows) >= 12 and not _fits(rows), _fits(rows)
+    rigger = default["rigger"]
+    labels = [label for label, _count in rigger["groups"]]
+    assert "torso (1.3, 1, 0.7) f20" in labels, labels
+    assert any(label.startswith("forearm_tweak.L (") for label in labels), labels
+    assert not any(hidden for _name, hidden in rigger["top_rows"]), rigger["top_rows"]
+    assert not any(name.startswith(("rig >", "ORG-", "MCH-")) for name, _h in rigger["top_rows"])
+    assert "HI: torso squash f20" in rigger["markers"] and len(rigger["markers"]) <= 10, rigger["markers"]
+    names = [r[0] for r in rows if r[0].endswith(("cm", "mm", " m")) is False and not r[0].startswith("f")]
+    assert not any(n.startswith("rig >") for n in names)
+    assert all(any(c.isalpha() for c in n.replace("\N{HORIZONTAL ELLIPSIS}", "")[:3]) for n in names), names
+
+
+def test_a_deform_bone_shows_its_chains_its_cause_and_what_to_do(ui):
+    drawn = ui.layout["default_width"]["deform_chains"]["drawn"]
+    deform = [n[0] for n in drawn["chain"][0::2]]
+    assert deform[0].startswith("rig") and all(n.startswith("DEF-") for n in deform[1:]), deform
+    mechanism = [e[0] for e in drawn["mechanism"] if not e[0].endswith(("m", "\N{DEGREE SIGN}"))]
+    assert "torso" in mechanism and mechanism[-1].endswith("tweak.L"), mechanism
+    assert not _fits(drawn["chain"]) and not _fits(drawn["mechanism"])
+    warnings = " ".join(w[0] for w in drawn["warnings"])
+    assert "copies" in warnings and "forearm_tweak.L" in warnings
+    assert not _fits(drawn["warnings"]) and not _fits(drawn["sections"])
+
+
+def test_the_dynamics_section_fits_and_speaks_the_scenes_units(ui):
+    sections = ui.layout["default_width"]["dynamics"]["drawn"]["sections"]
+    values = [s[0] for s in sections]
+    assert any(v.endswith(" m/s") for v in values) and any(v.endswith(" rad/s") for v in values), values
+    assert not any("units" in v for v in values)
+    assert not _fits(sections), _fits(sections)
+
+
+def test_exports_run_from_pose_mode_and_the_dialog_opens(ui):
+    rigger = ui.layout["default_width"]["rigger"]
+    assert rigger["mode_after_exports"] == "POSE"
+    assert rigger["export_dialog_opened"]
+    assert set(rigger["export_seconds"]) >= {"panel_gltf", "panel_fbx", "blender_gltf", "blender_fbx"}
