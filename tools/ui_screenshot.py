@@ -486,8 +486,9 @@ def demo_bone_chain(module, window, area, space, win_region, settings, record: d
 
 
 def scroll_sidebar(window, area, ui_region, clicks: int, up: bool = False):
-    """Scroll the sidebar down (``up``: up) by ``clicks`` wheel steps (simulated events)."""
-    x = ui_region.x + ui_region.width // 2
+    """Scroll the sidebar down (``up``: up) by ``clicks`` wheel steps (simulated events),
+    the pointer in the region's left margin (over a list, the wheel scrolls the list)."""
+    x = ui_region.x + 4
     y = ui_region.y + ui_region.height // 2
     window.event_simulate(type="MOUSEMOVE", value="NOTHING", x=x, y=y)
     yield Settle(area, draws=1, seconds=0.05).done
@@ -633,6 +634,8 @@ def rigger_day(module, window, area, space, win_region, ui_region, record: dict,
     ui = module.addon.ui
     settings = scene.hierarchy_inspector
     settings.overlay = False
+    settings.scan_done = False  # (a new scene copies the last one's settings, its scan among them)
+    scene.hierarchy_inspector_frames.range_chain = ""
     for obj in scene.objects:
         obj.select_set(False)
     view_layer.objects.active = None
@@ -649,7 +652,7 @@ def rigger_day(module, window, area, space, win_region, ui_region, record: dict,
     record["rigger"]["groups"] = [(g.label, g.count) for g in fs.range_groups]
     record["rigger"]["markers"] = sorted(m.name for m in scene.timeline_markers)
     record["rigger"]["top_rows"] = [(i.bone_name or i.object_name, i.hidden) for i in list(fs.range_items)[:8]]
-    yield from scroll_sidebar(window, area, ui_region, 14)  # below the inspector and the scene scan
+    yield from scroll_sidebar(window, area, ui_region, 3)  # below the inspector's line and the scene scan's
     yield Settle(area).done
     shots["range_list"] = shot("default_range_list.png")
     shots["status_range_scan"] = status_strip(window, "status_range_scan.png")

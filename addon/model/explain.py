@@ -22,7 +22,7 @@ def _fmt3(v) -> str:
 
 def explain(inspection: Inspection, i: int, units: Units = PLAIN) -> list[str]:
     """Plain-language warnings for node ``i``: what is wrong and why (lengths in
-    ``units``). What to do is :func:`.advice.actions.advice`'s (per engine family)."""
+    ``units``). What to do is :func:`.advice.actions.advice`'s (per engine path)."""
     nodes, a = inspection.nodes, inspection.analysis
     name = nodes.label(i)
     out: list[str] = []

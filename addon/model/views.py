@@ -110,7 +110,7 @@ def node_sections(inspection: Inspection, i: int, units: Units = PLAIN, residual
         ],
     )
     accumulated = Section(
-        "Accumulated world (Unreal, Ogre)",
+        "Accumulated world (Unreal locals, Ogre)",
         [
             ("Location" + unit, units.vector(a.accumulated.translation[i])),
             ("Rotation", fmt_vec(euler_xyz_deg(a.accumulated.rotation[i]), 2) + DEG),

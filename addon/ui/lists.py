@@ -69,6 +69,10 @@ class HI_UL_scan_groups(bpy.types.UIList):
         right.label(text=_record(context, numbers, (1.0 - factor) * total, into))
 
 
+#: What a small button takes beyond its text's label width (its emboss), pixels at UI scale 1.
+BUTTON_PX = 12.0
+
+
 def _icon(item) -> Any:
     if getattr(item, "hidden", False):
         return "HIDE_ON"
@@ -141,7 +145,7 @@ class HI_UL_range(_FlaggedList, bpy.types.UIList):
         corner = units.length(item.max_corner)
         with_shear = f"{corner}  {item.shear_deg:.1f}\N{DEGREE SIGN}"
         total = fit.region_px(context) - 24 * scale  # the list's own scroll bar
-        button = fit.label_px(context, frame)
+        button = fit.label_px(context, frame) + BUTTON_PX * scale  # a button's emboss is wider than a label
         # The shear where the name keeps half the row, else the corner distance alone.
         numbers = with_shear if fit.label_px(context, with_shear) + button <= 0.5 * total else corner
         right_px = fit.label_px(context, numbers) + button

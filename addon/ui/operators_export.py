@@ -243,7 +243,7 @@ class HI_OT_export_fbx(bpy.types.Operator, _Fbx):
 
     filter_glob: StringProperty(default="*.fbx", options={"HIDDEN"})  # type: ignore[valid-type]
     pole_helpers: BoolProperty(  # type: ignore[valid-type]
-        name="Keep Euler angles off the pole",
+        name="Euler pole helpers",
         description="A still helper above objects whose rotation passes near the Euler pole, where Blender's "
         "FBX exporter writes its angles in single precision (off: those objects as Blender writes them)",
         default=True,

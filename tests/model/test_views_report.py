@@ -56,7 +56,7 @@ def test_panel_sections_of_the_rotated_child(rotated_child):
     rows = {(s.title, label): value for s in views.node_sections(ins, 1) for label, value in s.rows}
     assert rows[("Blender world", "Shear XY/YZ/ZX")] == "(-36.87, 0.00, 0.00)\N{DEGREE SIGN}"
     assert rows[("Local (what exporters write)", "Rotation")] == "(0.00, 0.00, 45.00)\N{DEGREE SIGN}"
-    assert rows[("Accumulated world (Unreal, Ogre)", "Scale")] == "(2.000, 1.000, 1.000)"
+    assert rows[("Accumulated world (Unreal locals, Ogre)", "Scale")] == "(2.000, 1.000, 1.000)"
     # Most important first: how far each engine family puts it, corners first.
     first = views.node_sections(ins, 1, Units("METRIC"))[0]
     assert first.title.startswith("Off in engines")

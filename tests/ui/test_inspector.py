@@ -51,7 +51,7 @@ def test_panel_values_for_rotated_child(demo):
     assert rows[("Local (what exporters write)", "Rotation")] == "(0.00, 0.00, 45.00)\N{DEGREE SIGN}"
     assert rows[("Blender world", "Shear XY/YZ/ZX")] == "(-36.87, 0.00, 0.00)\N{DEGREE SIGN}"
     assert rows[("Blender world", "Scale")] == "(1.581, 1.581, 1.000)"
-    assert rows[("Accumulated world (Unreal, Ogre)", "Scale")] == "(2.000, 1.000, 1.000)"
+    assert rows[("Accumulated world (Unreal locals, Ogre)", "Scale")] == "(2.000, 1.000, 1.000)"
     assert rows[("What Unity's world getters return", "lossyScale")] == "(1.500, 1.500, 1.000)"
     assert rows[(DEVIATION, "Ogre")] == rows[(DEVIATION, "Unreal locals")] == "1.00 m"  # the scene's metric units
     assert rows[(DEVIATION, "glTF, Unity")] == "0 m"
@@ -68,7 +68,7 @@ def test_panel_values_for_piston_with_slider(demo):
     rows = _rows(view)
     # Offsets: the slider copy sits 8 units along -Y; the article's numbers otherwise.
     assert rows[("Blender world", "Location (m)")] == "(4.500, -5.000, 4.500)"
-    assert rows[("Accumulated world (Unreal, Ogre)", "Location (m)")] == "(3.500, -5.000, 4.500)"
+    assert rows[("Accumulated world (Unreal locals, Ogre)", "Location (m)")] == "(3.500, -5.000, 4.500)"
     assert rows[(DEVIATION, "Ogre")] == rows[(DEVIATION, "Unreal locals")] == "2.24 m"
     assert rows[(DEVIATION, "Ogre moved")] == "1.00 m, 0.0\N{DEGREE SIGN}"
 
