@@ -68,3 +68,45 @@ def many_objects(path, count: int = 20000) -> str:
         obj.rotation_euler = (0.0, 0.0, 0.1 * (i % 7))
         parent = obj
     return save(path)
+
+
+def sheared_pair():
+    """'Parent' scaled (1, 3, 1) and 'Child' turned 40 degrees under it: about 53
+    degrees of world shear on 'Child'."""
+    parent = _empty("Parent")
+    parent.scale = (1.0, 3.0, 1.0)
+    child = _empty("Child", parent)
+    child.rotation_euler = (0.0, 0.0, 0.7)
+    return parent, child
+
+
+def linked_scene(folder) -> tuple[str, str, str]:
+    """``(scene, library, image)`` in ``folder``: ``lib.blend`` holds the sheared pair,
+    ``linked.blend`` links both objects from it (a relative path) and loads
+    ``tex.png`` (an image with a fake user, so that it is saved)."""
+    import os
+
+    folder = str(folder)
+    library, scene, image = (os.path.join(folder, n) for n in ("lib.blend", "linked.blend", "tex.png"))
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    sheared_pair()
+    save(library)
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    pixels = bpy.data.images.new("tex", 4, 4)
+    pixels.filepath_raw = image
+    pixels.file_format = "PNG"
+    pixels.save()
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    with bpy.data.libraries.load(library, link=True, relative=True) as (_src, dst):
+        dst.objects = ["Parent", "Child"]
+    for obj in dst.objects:
+        bpy.context.scene.collection.objects.link(obj)
+    bpy.data.images.load(image).use_fake_user = True
+    bpy.ops.wm.save_as_mainfile(filepath=scene, copy=True, compress=False, relative_remap=True)
+    return scene, library, image
+
+
+def empty_scene(path) -> str:
+    """A scene with no objects at all."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    return save(path)

@@ -38,6 +38,15 @@ def _add_thresholds(p: argparse.ArgumentParser) -> None:
     p.add_argument("--corner-threshold", type=parse_threshold, default=DEFAULT.corner, metavar="UNITS")
 
 
+def add_allow_missing(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--allow-missing-libraries",
+        action="store_true",
+        help="go on when library files the scene links are missing (what they hold is left out; "
+        "default: exit 2 naming them)",
+    )
+
+
 def add_audit_parser(sub, add_verbose) -> None:
     """Add ``audit`` (the user's command) and ``audit-file`` (one worker's file) to ``sub``."""
     audit = sub.add_parser(
@@ -74,6 +83,7 @@ def add_audit_parser(sub, add_verbose) -> None:
         "--fail-on-shear", type=parse_threshold, metavar="DEG", help="exit 1 if any file's shear exceeds DEG"
     )
     _add_thresholds(audit)
+    add_allow_missing(audit)
     add_verbose(audit)
 
     worker = sub.add_parser("audit-file", help="one file of an audit (what audit's workers run)")
@@ -81,4 +91,5 @@ def add_audit_parser(sub, add_verbose) -> None:
     worker.add_argument("--result", required=True, metavar="OUT.json", help="where the file's record is written")
     worker.add_argument("--picture", metavar="OUT.png", help="draw the worst nodes here when something is flagged")
     _add_thresholds(worker)
+    add_allow_missing(worker)
     add_verbose(worker)

@@ -17,7 +17,7 @@ from ..model.outputs import check_folder, check_outputs, json_text, make_folder,
 from ..model.pictures import deviation_chart_png, worst_nodes_png
 from ..model.report import build_report, report_csv, report_table
 from ..model.thresholds import Thresholds
-from ..scene.blend_files import open_blend, save_copy
+from ..scene.blend_files import check_libraries, files_read, open_blend, save_copy
 from ..scene.dynamics import scene_dynamics
 from ..scene.edits.bake import bake_residual
 from ..scene.edits.helpers import insert_helpers
@@ -61,6 +61,13 @@ def open_scene(args):
     """
     with signals_deferred(), console.quiet():
         open_blend(args.blend)
+    allowed = check_libraries(getattr(args, "allow_missing_libraries", False))
+    if allowed:
+        say(f"inspected without {len(allowed)} missing library file(s): {console.listed(allowed, quote=True)}")
+    # The outputs checked again now that every file the scene reads is known.
+    args.inputs = files_read(args.blend)
+    check_outputs(getattr(args, "outputs", {}), args.inputs)
+    with signals_deferred(), console.quiet():
         scene = _scene(args.scene)
         if args.frame is not None:
             scene.frame_set(args.frame)
@@ -72,11 +79,14 @@ def inspect_scene(scene, args, instances: bool = False) -> Inspection:
     return scan_scene(scene, thresholds_of(args), progress=progress, instances=instances)
 
 
-def _check_outputs(args, **outputs: str | None) -> None:
+def _check_outputs(args, stdout: tuple[str, ...] = (), **outputs: str | None) -> None:
     """Every output writable, none the input .blend (by identity), no two the same file;
-    ``outputs`` maps each option's name (``json`` for ``--json``) to its path (``-``:
-    standard output, nothing to check)."""
-    named = {f"--{name}": path for name, path in outputs.items() if path != STDOUT}
+    ``outputs`` maps each option's name (``json`` for ``--json``) to its path; ``-``
+    means standard output only for the options named in ``stdout`` (elsewhere it is a
+    file named ``-``, checked like any other). The outputs are kept in ``args.outputs``
+    for :func:`open_scene`, which checks them against the files the scene reads."""
+    named = {f"--{name}": path for name, path in outputs.items() if path and not (name in stdout and path == STDOUT)}
+    args.outputs = {**getattr(args, "outputs", {}), **named}
     check_outputs(named, {"SCENE.blend": args.blend})
 
 
@@ -162,7 +172,7 @@ def cmd_report(args) -> int:
         raise UsageError("--json - and --csv -: only one of them can go to stdout")
     if pictures:
         check_folder(pictures)  # made only once the file has been read
-    _check_outputs(args, json=args.json, csv=args.csv, chart=chart)
+    _check_outputs(args, ("json", "csv"), json=args.json, csv=args.csv, chart=chart)
     report, over_frames, indices, inspection = make_report_and_range(args, with_dynamics=args.dynamics)
     files: dict = {}
     if chart:
@@ -173,7 +183,7 @@ def cmd_report(args) -> int:
         )
         named = {"--json": args.json, "--csv": args.csv, "--chart": chart}
         named |= {f"--pictures ({os.path.basename(p)})": p for p in (worst_png, deviation_png)}
-        check_outputs({k: v for k, v in named.items() if v != STDOUT}, {"SCENE.blend": args.blend})
+        check_outputs({k: v for k, v in named.items() if v and v != STDOUT}, args.inputs)
         files[worst_png] = lambda tmp: worst_nodes_png(inspection, tmp)
         files[deviation_png] = lambda tmp: deviation_chart_png(inspection, tmp)
     texts = {args.json: json_text(report) if args.json else None}

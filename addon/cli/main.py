@@ -23,7 +23,7 @@ from ..model.errors import InspectorError, UsageError
 from ..model.frames import parse_frame
 from ..model.thresholds import DEFAULT, parse_threshold
 from . import console
-from .audit_args import add_audit_parser
+from .audit_args import add_allow_missing, add_audit_parser
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -125,6 +125,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     _add_verbose(p)
     p.add_argument("blend", metavar="SCENE.blend", help="the .blend file to read (never modified)")
     p.add_argument("--scene", help="scene name (default: the file's active scene)")
+    add_allow_missing(p)
     p.add_argument("--frame", type=_frame, help="frame to evaluate (default: the file's current frame)")
     p.add_argument(
         "--shear-threshold",

@@ -53,7 +53,10 @@ def json_text(document: Mapping) -> str:
 
 def _identity(path: str) -> tuple:
     """What makes two spellings the same file: (device, inode) of the file when it
-    exists, else of its folder plus its name."""
+    exists, else of its folder plus its name. Taken of the path this module writes to
+    (:func:`os.path.abspath`: ``nosuchdir/../x.blend`` is ``x.blend``), not of the path
+    as typed (which may not exist)."""
+    path = os.path.abspath(path)
     with contextlib.suppress(OSError):
         st = os.stat(path)
         return ("file", st.st_dev, st.st_ino)

@@ -13,6 +13,7 @@ from ..model.exports.animated_gltf import CHECK_TOLERANCE
 from ..model.frames import FrameRange
 from ..model.outputs import check_outputs, json_text, write_all
 from ..scene import live, settings
+from ..scene.blend_files import files_read
 from ..scene.edits.bake import bake_residual
 from ..scene.edits.helpers import insert_helpers
 from ..scene.exports.fbx_export import write_fbx
@@ -26,8 +27,9 @@ def _inspect(context):
 
 
 def _open_file() -> dict[str, str]:
-    """The open .blend, which no export may replace (none when it was never saved)."""
-    return {"the open .blend file": bpy.data.filepath} if bpy.data.filepath else {}
+    """The open .blend (none when it was never saved) and every file it reads (its
+    libraries, images, caches), which no export may replace."""
+    return files_read(label="the open .blend file")
 
 
 def _failed(operator, exc: BaseException) -> set[str]:
