@@ -110,3 +110,15 @@ def empty_scene(path) -> str:
     """A scene with no objects at all."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
     return save(path)
+
+
+def nan_scale_at_frame(path, frame: int = 4) -> str:
+    """The sheared pair over frames 1-6, 'Child''s X scale keyed NaN at ``frame`` (the
+    keys around it interpolate to NaN too) and 1 elsewhere."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    _parent, child = sheared_pair()
+    for f in (1, frame, 6):
+        child.scale = (math.nan if f == frame else 1.0, 1.0, 1.0)
+        child.keyframe_insert("scale", frame=f)
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 6
+    return save(path)

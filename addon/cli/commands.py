@@ -90,6 +90,12 @@ def _check_outputs(args, stdout: tuple[str, ...] = (), **outputs: str | None) ->
     check_outputs(named, {"SCENE.blend": args.blend})
 
 
+def _require_objects(scene, why: str) -> None:
+    """:class:`UsageError` when ``scene`` has no objects (``why``: what cannot be done)."""
+    if not len(scene.objects):
+        raise UsageError(f"scene {scene.name!r} of {bpy.data.filepath!r} has no objects: {why}")
+
+
 def _subset(inspection: Inspection, object_name: str | None) -> list[int] | None:
     """Node indices of ``object_name``'s chain and everything below it (None: all)."""
     if object_name is None:
@@ -115,6 +121,8 @@ def make_report_and_range(args, with_dynamics: bool = False):
     frames = getattr(args, "frames", None)
     check_range(frames)
     scene = open_scene(args)
+    if frames is not None:
+        _require_objects(scene, "no frame range to inspect")
     # Instances are read at one frame (the depsgraph's instances have no bulk access, and
     # their set may change from frame to frame): a range or rates leave them out, and say so.
     over_time = frames is not None or with_dynamics
@@ -227,6 +235,7 @@ def cmd_export(args) -> int:
         raise UsageError(f"{args.out!r}: FBX output must be a .fbx")
     check_range(args.frames)
     scene = open_scene(args)
+    _require_objects(scene, "nothing to export")
     if args.frames is not None or args.target in ("gltf", "fbx"):
         exported = args.target in ("gltf", "fbx")  # both exporters write instances as nodes of their own
         instances = (
