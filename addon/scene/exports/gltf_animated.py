@@ -10,13 +10,15 @@ file only), and the scene's frame range and current frame are put back afterward
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import bpy
 import numpy as np
 
-from ...model.errors import ExportError
+from ...model.errors import ExportError, SceneDataError
 from ...model.exports.animated_gltf import FrameError, animated_error
 from ...model.exports.gltf_file import Gltf
 from ...model.frames import FrameRange
@@ -37,8 +39,12 @@ def export_gltf_frames(
     exporter's ``SCENE`` (the timeline as one animation), or ``ACTIONS``,
     ``ACTIVE_ACTIONS``, ``NLA_TRACKS`` (an animation per action or track, each sampled
     over its own frames limited to ``frame_range``). The scene's range and frame are
-    restored."""
-    with timeline_range(bpy.context.scene, frame_range):
+    restored. A frame handler that removes or adds objects during the export is
+    :class:`SceneDataError` naming them and the frame (the exporter's own failure says
+    ``StructRNA ... has been removed``)."""
+    scene = bpy.context.scene
+    before = {o.session_uid: o.name for o in scene.objects}
+    with timeline_range(scene, frame_range), _objects_kept(scene, before, "glTF"):
         run_exporter(
             "glTF",
             bpy.ops.export_scene.gltf,
@@ -56,6 +62,31 @@ def export_gltf_frames(
             export_rest_position_armature=False,
             export_apply=False,
         )
+
+
+@contextlib.contextmanager
+def _objects_kept(scene, before: dict, label: str) -> Iterator[None]:
+    """An :class:`ExportError` inside the block becomes :class:`SceneDataError` naming
+    the objects that left or joined ``scene`` (``before``: session uid -> name when the
+    block began), when any did, at the frame the scene is on then."""
+    try:
+        yield
+    except ExportError:
+        frame = scene.frame_current
+        now = {o.session_uid: o.name for o in scene.objects}
+        gone = [name for uid, name in before.items() if uid not in now]
+        new = [name for uid, name in now.items() if uid not in before]
+        if not gone and not new:
+            raise
+        what = "; ".join(
+            f"{', '.join(repr(n) for n in names)} {verb}"
+            for names, verb in ((gone, "removed"), (new, "added"))
+            if names
+        )
+        raise SceneDataError(
+            f"the scene's objects change during the {label} export ({what} by frame {frame}; a frame handler "
+            "script?): a range needs the same nodes"
+        ) from None
 
 
 class _Subframes:
