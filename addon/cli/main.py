@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -40,6 +41,16 @@ ANIMATION_MODES = {
 def say(message: str) -> None:
     """One line on stderr, prefixed with the program's name."""
     print(f"hierarchy_inspector: {message}", file=sys.stderr, flush=True)
+
+
+def end_blender_session() -> None:
+    """Remove Blender's session folder (``bpy.app.tempdir``, ``$TMPDIR/blender_XXXXXX``,
+    made when the module loaded), as Blender does when it exits normally: a process that
+    ends with ``os._exit`` (``__main__``, the audit's workers) skips that."""
+    bpy = sys.modules.get("bpy")
+    folder = getattr(getattr(bpy, "app", None), "tempdir", "") if bpy else ""
+    if folder and os.path.basename(os.path.normpath(folder)).startswith("blender_"):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def require_bpy() -> None:

@@ -63,3 +63,42 @@ def test_an_empty_scene_is_exit_2(empty, tmp_path, args, why):
 def test_an_empty_scene_still_reports_at_one_frame(empty):
     result = run_cli("report", empty)
     assert result.returncode == 0 and "0 nodes" in result.stdout, result.stderr
+
+
+@pytest.fixture
+def full_tmpdir(tmp_path):
+    """A 256 KB tmpfs with 4 KB left (room for Python's probe of $TMPDIR, not for the
+    FBX read-back's result): mounted for the test, as root only."""
+    import shutil
+    import subprocess
+
+    folder = tmp_path / "full"
+    folder.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a small tmpfs needs root")
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(folder)], capture_output=True)
+    if made.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode().strip()}")
+    try:
+        with open(folder / "filler", "wb") as f:
+            f.write(b"\0" * (252 * 1024))
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_full_tmpdir_fails_the_fbx_read_back_with_exit_2(demo_dir, tmp_path, full_tmpdir):
+    pytest.importorskip("ufbx")
+    result = run_cli(
+        "export",
+        demo_dir / "demo.blend",
+        "--target",
+        "fbx",
+        "--out",
+        tmp_path / "o.fbx",
+        env={"TMPDIR": str(full_tmpdir)},
+    )
+    assert result.returncode == 2, result.stderr
+    line = _one_line(result)
+    assert "FBX read-back" in line and "No space left on device" in line and str(full_tmpdir) in line, line
+    assert sorted(os.listdir(full_tmpdir)) == ["filler"]  # its scratch folder removed (and Blender's)

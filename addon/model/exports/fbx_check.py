@@ -17,10 +17,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from typing import NamedTuple
 
 import numpy as np
 
+from .. import scratch
 from ..errors import GltfError
 from ..nodes import node_label
 
@@ -230,8 +232,16 @@ if skin:  # linear blend skinning of each mesh by its clusters: sum w * world(bo
             np.add.at(placed, (slice(None), ids), w[None, :, None] * np.einsum("tij,vj->tvi", bone[:, :3], pos[ids]))
             np.add.at(total, ids, w)
         skinned[str(node.name)] = placed / np.maximum(total, 1e-300)[None, :, None]
-np.savez(out, worlds=worlds, names=np.array(names, dtype=object), owners=np.array(owners, dtype=object),
-         skin_names=np.array(list(skinned), dtype=object), **{f"skin{j}": v for j, v in enumerate(skinned.values())})
+try:  # whole or not at all (a full temporary folder left a cut zip the caller could not read)
+    with open(out + ".part", "wb") as f:
+        np.savez(f, worlds=worlds, names=np.array(names, dtype=object), owners=np.array(owners, dtype=object),
+                 skin_names=np.array(list(skinned), dtype=object),
+                 **{f"skin{j}": v for j, v in enumerate(skinned.values())})
+    os.replace(out + ".part", out)
+except OSError as exc:
+    sys.stderr.write(f"cannot save its result in {os.path.dirname(out)!r} ($TMPDIR): {exc.strerror}\n")
+    sys.stderr.flush()
+    os._exit(2)
 sys.stdout.flush()
 os._exit(0)
 """
@@ -268,7 +278,7 @@ class UfbxReader:
     orders; the result is taken from the file it saves before exiting."""
 
     def __init__(self):
-        self._folder = tempfile.TemporaryDirectory()
+        self._folder = tempfile.TemporaryDirectory(prefix=scratch.prefix("ufbx"))  # a killed run's is removed
         self._out = os.path.join(self._folder.name, "read.npz")
         self._path = ""
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # the same packages
@@ -309,9 +319,14 @@ class UfbxReader:
                 self._proc.wait()
                 raise
             if not os.path.exists(self._out):
-                last = stderr.strip().splitlines()[-1:] or self._proc.returncode
+                last = (stderr.strip().splitlines() or [f"exit code {self._proc.returncode}"])[-1]
+                if last.startswith("cannot save its result"):  # the file was read: say where it failed
+                    raise GltfError(f"the FBX read-back (ufbx, its own process) {last}")
                 raise GltfError(f"ufbx could not read {self._path!r}: {last}")
-            data = np.load(self._out, allow_pickle=True)
+            try:
+                data = np.load(self._out, allow_pickle=True)
+            except (OSError, ValueError, zipfile.BadZipFile) as exc:
+                raise GltfError(f"the read-back of {self._path!r} is damaged ({exc})") from None
             skinned = {str(n): np.array(data[f"skin{j}"]) for j, n in enumerate(data["skin_names"])}
             return FbxRead(
                 [str(n) for n in data["names"]], [str(n) for n in data["owners"]], np.array(data["worlds"]), skinned
