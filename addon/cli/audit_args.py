@@ -19,17 +19,33 @@ def _shard(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+def _whole(text: str, least: int) -> int:
+    """A whole number ``>= least``; :class:`argparse.ArgumentTypeError` saying so (a
+    ValueError would show argparse's own words: "invalid _positive_int value")."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, not {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be {least} or more, not {value}")
     return value
 
 
+def _positive_int(text: str) -> int:
+    return _whole(text, 1)
+
+
+def _count(text: str) -> int:
+    return _whole(text, 0)
+
+
 def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be above 0, not {text}")
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, not {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be above 0 (and finite), not {text}")
     return value
 
 
@@ -78,7 +94,7 @@ def add_audit_parser(sub, add_verbose) -> None:
         help="only the K-th of N stable slices (hash of the path relative to the folder given)",
     )
     audit.add_argument("--merge", action="store_true", help="combine the audit folders given as arguments into --out")
-    audit.add_argument("--pictures", type=int, default=12, metavar="COUNT", help="files with pictures (worst first)")
+    audit.add_argument("--pictures", type=_count, default=12, metavar="COUNT", help="files with pictures (worst first)")
     audit.add_argument(
         "--fail-on-shear", type=parse_threshold, metavar="DEG", help="exit 1 if any file's shear exceeds DEG"
     )

@@ -24,7 +24,7 @@ from ..scene.edits.helpers import insert_helpers
 from ..scene.scan import scan_scene
 from . import console
 from .export_frames_cmd import export_frames
-from .frames_cmd import check_range, range_results, write_chart
+from .frames_cmd import check_range, check_range_memory, range_results, write_chart
 from .main import EXIT_OK, EXIT_THRESHOLD, say, signals_deferred
 
 #: A scene with more objects than this reports progress on stderr (when it is a terminal).
@@ -130,6 +130,8 @@ def make_report_and_range(args, with_dynamics: bool = False):
     if over_time and _has_instances(scene):
         say("instances are inspected at one frame only: leave out --frames and --dynamics to include them")
     indices = _subset(inspection, args.object)
+    if frames is not None:
+        check_range_memory(scene, args, "report --dynamics" if with_dynamics else "report", len(inspection.nodes))
     dynamics = scene_dynamics(scene, inspection) if with_dynamics else None
     over_frames = None
     if frames is not None:
@@ -236,6 +238,8 @@ def cmd_export(args) -> int:
     check_range(args.frames)
     scene = open_scene(args)
     _require_objects(scene, "nothing to export")
+    if args.frames is not None:  # before Blender's exporter runs (it would run for minutes, then fail)
+        check_range_memory(scene, args, args.target)
     if args.frames is not None or args.target in ("gltf", "fbx"):
         exported = args.target in ("gltf", "fbx")  # both exporters write instances as nodes of their own
         instances = (

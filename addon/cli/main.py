@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import shutil
 import signal
 import sys
@@ -22,6 +23,7 @@ from collections.abc import Iterator
 
 from ..model.errors import InspectorError, UsageError
 from ..model.frames import parse_frame
+from ..model.memory import parse_size
 from ..model.thresholds import DEFAULT, parse_threshold
 from . import console
 from .audit_args import add_allow_missing, add_audit_parser
@@ -154,6 +156,16 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_max_memory(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--max-memory",
+        type=parse_size,
+        metavar="SIZE",
+        help="with --frames: the memory this run may use (e.g. 16G; default: the memory available, within the "
+        "process's address-space limit); a range estimated to need more is refused before it is read",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="hierarchy_inspector",
@@ -186,6 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also inspect every frame of this range (END inclusive; 'scene': the scene's range): "
         "per node its worst frame and maxima; --fail-on-shear then applies to the whole range",
     )
+    _add_max_memory(report)
     report.add_argument(
         "--chart", metavar="OUT.png", help="with --frames: shear and corner deviation over time of the worst nodes"
     )
@@ -212,6 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
         "exact at every frame, fbx baked at every frame, accumulated per-frame local TRS; exit 1 if the file read back is off by more "
         "than 1e-5 relative at some frame (default: a static export of the current frame)",
     )
+    _add_max_memory(export)
     export.add_argument(
         "--animation",
         choices=ANIMATION_MODES,
@@ -252,11 +266,32 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+#: Options whose value may start with "-" (a negative frame): argparse takes "-30:-20"
+#: for an option of its own ("expected one argument"); only "--frames=-30:-20" worked.
+_NEGATIVE_VALUES = ("--frames", "--frame")
+
+
+def joined_values(argv: list[str]) -> list[str]:
+    """``argv`` with ``--frames -30:-20`` written as ``--frames=-30:-20`` (and the same
+    for ``--frame``): a value that starts with "-" and a digit is the option's value."""
+    out: list[str] = []
+    k = 0
+    while k < len(argv):
+        arg = argv[k]
+        if arg in _NEGATIVE_VALUES and k + 1 < len(argv) and re.match(r"-\d", argv[k + 1]):
+            out.append(f"{arg}={argv[k + 1]}")
+            k += 2
+            continue
+        out.append(arg)
+        k += 1
+    return out
+
+
 def _main(argv: list[str] | None, keep_quiet: bool) -> int:
     started = time.perf_counter()
     try:
         try:
-            args = build_parser().parse_args(argv)
+            args = build_parser().parse_args(joined_values(sys.argv[1:] if argv is None else list(argv)))
         except SystemExit as exc:  # --help / --version printed and asked to stop
             return int(exc.code or 0) and EXIT_INPUT
         console.start(getattr(args, "verbose", False))
@@ -269,6 +304,9 @@ def _main(argv: list[str] | None, keep_quiet: bool) -> int:
         return EXIT_INPUT
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: temporary files are gone already
         return EXIT_INTERRUPTED
+    except MemoryError:  # what the estimates before a range did not foresee
+        say("not enough memory for this run (MemoryError): give a shorter range, or fewer objects")
+        return EXIT_INPUT
     except Exception as exc:  # a bug, not the user's input: never mistaken for exit code 1
         if os.environ.get("HIERARCHY_INSPECTOR_DEBUG"):
             traceback.print_exc()

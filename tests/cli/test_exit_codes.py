@@ -102,3 +102,63 @@ def test_a_full_tmpdir_fails_the_fbx_read_back_with_exit_2(demo_dir, tmp_path, f
     line = _one_line(result)
     assert "FBX read-back" in line and "No space left on device" in line and str(full_tmpdir) in line, line
     assert sorted(os.listdir(full_tmpdir)) == ["filler"]  # its scratch folder removed (and Blender's)
+
+
+def _address_space(limit: int):
+    def apply() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return apply
+
+
+def test_a_range_beyond_the_address_space_limit_is_refused_at_once(demo_dir, tmp_path):
+    """``--frames 1:1048574`` was a MemoryError (exit 3) after minutes; it is refused
+    before anything is read, naming the estimate and the limit (ulimit -v here)."""
+    import time
+
+    started = time.perf_counter()
+    result = run_cli(
+        "report",
+        demo_dir / "demo.blend",
+        "--frames",
+        "1:1048574",
+        "--json",
+        tmp_path / "r.json",
+        preexec_fn=_address_space(6 << 30),
+    )
+    assert result.returncode == 2, result.stderr
+    line = _one_line(result)
+    assert line.startswith("hierarchy_inspector: --frames 1:1048574: about 6.") and "GiB of memory for 29 nodes" in line
+    assert "the address-space limit (ulimit -v, 6 GiB)" in line and "--max-memory" in line
+    assert time.perf_counter() - started < 30 and os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["report", "--frames", "1:1048574"],
+        ["report", "--frames", "1:2000", "--dynamics"],
+        ["export", "--target", "gltf", "--frames", "1:1048574", "--out", "{out}.glb"],
+        ["export", "--target", "fbx", "--frames", "1:1048574", "--out", "{out}.fbx"],
+        ["export", "--target", "accumulated", "--frames", "-1048574:1048574", "--out", "{out}.json"],
+    ],
+)
+def test_a_range_over_max_memory_is_refused_before_the_exporter_runs(demo_dir, tmp_path, args):
+    import time
+
+    started = time.perf_counter()
+    fill = {"out": tmp_path / "out"}
+    result = run_cli(args[0], demo_dir / "demo.blend", *(a.format(**fill) for a in args[1:]), "--max-memory", "100M")
+    assert result.returncode == 2, result.stderr
+    line = _one_line(result)
+    assert "of memory for 29 nodes x" in line and "the 100 MiB this process may use (--max-memory)" in line, line
+    assert time.perf_counter() - started < 30 and os.listdir(tmp_path) == []
+
+
+def test_max_memory_raises_the_limit(demo_dir):
+    refused = run_cli("report", demo_dir / "demo.blend", "--frames", "1:50", "--max-memory", "100K")
+    assert refused.returncode == 2 and "more than the 100 KiB" in refused.stderr, refused.stderr
+    allowed = run_cli("report", demo_dir / "demo.blend", "--frames", "1:50", "--max-memory", "1G")
+    assert allowed.returncode == 0, allowed.stderr
