@@ -4,7 +4,12 @@ Exit codes: 0 ran and nothing exceeded a threshold; 1 a threshold was exceeded
 (``--fail-on-shear``); 2 the input or scene cannot be handled as asked
 (:class:`~..model.errors.InspectorError`: one line on stderr, no traceback, nothing
 written, the input never replaced); 3 an internal error (a bug: one line, the traceback
-with ``HIERARCHY_INSPECTOR_DEBUG=1``); 130 interrupted (Ctrl-C).
+with ``HIERARCHY_INSPECTOR_DEBUG=1``); 130 interrupted (Ctrl-C, SIGTERM): no output is
+published after the signal. A signal during Blender's save or an export is acted on when
+Blender returns (it cannot be stopped half-way), before the finished file would replace
+its target: that file is removed. Outputs published before the signal stay (``demo``
+and ``audit`` write several in turn; an audit's ``audit.jsonl`` keeps every file done,
+for ``--resume``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from collections.abc import Iterator
 from ..model.errors import InspectorError, UsageError
 from ..model.frames import parse_frame
 from ..model.memory import parse_size
+from ..model.outputs import clear_stop, request_stop
 from ..model.thresholds import DEFAULT, parse_threshold
 from . import console
 from .audit_args import add_allow_missing, add_audit_parser
@@ -86,7 +92,12 @@ def signals_deferred() -> Iterator[None]:
         yield
         return
     pending: list[int] = []
-    previous = {s: signal.signal(s, lambda signum, _frame: pending.append(signum)) for s in _STOP_SIGNALS}
+
+    def defer(signum, _frame) -> None:
+        pending.append(signum)
+        request_stop()  # a file finished meanwhile is not published (model.outputs)
+
+    previous = {s: signal.signal(s, defer) for s in _STOP_SIGNALS}
     try:
         yield
     finally:
@@ -289,6 +300,7 @@ def joined_values(argv: list[str]) -> list[str]:
 
 def _main(argv: list[str] | None, keep_quiet: bool) -> int:
     started = time.perf_counter()
+    clear_stop()
     try:
         try:
             args = build_parser().parse_args(joined_values(sys.argv[1:] if argv is None else list(argv)))
