@@ -67,9 +67,10 @@ def add_audit_parser(sub, add_verbose) -> None:
     """Add ``audit`` (the user's command) and ``audit-file`` (one worker's file) to ``sub``."""
     audit = sub.add_parser(
         "audit",
-        help="inspect every .blend under folders (one worker process per job); JSON Lines, table, HTML",
-        description="Inspect every .blend under the given folders (recursively) and files, one worker process "
-        "per file, and write DIR/audit.jsonl (one line per file), DIR/summary.txt and DIR/index.html. "
+        help="inspect every .blend under folders (--jobs worker processes); JSON Lines, table, HTML",
+        description="Inspect every .blend under the given folders (recursively) and files with --jobs worker "
+        "processes (each takes many files in turn; a crash or hang costs only its file), and write DIR/audit.jsonl "
+        "(one line per file), DIR/summary.txt and DIR/index.html. "
         "With --merge, the arguments are the output folders of earlier runs (e.g. shards) to combine.",
     )
     audit.add_argument("paths", nargs="+", metavar="FOLDER_OR_FILE")
@@ -102,7 +103,12 @@ def add_audit_parser(sub, add_verbose) -> None:
     add_allow_missing(audit)
     add_verbose(audit)
 
-    worker = sub.add_parser("audit-file", help="one file of an audit (what audit's workers run)")
+    many = sub.add_parser("audit-worker", help="files named on stdin, one by one (what audit's workers run)")
+    _add_thresholds(many)
+    add_allow_missing(many)
+    add_verbose(many)
+
+    worker = sub.add_parser("audit-file", help="one file of an audit")
     worker.add_argument("blend", metavar="SCENE.blend")
     worker.add_argument("--result", required=True, metavar="OUT.json", help="where the file's record is written")
     worker.add_argument("--picture", metavar="OUT.png", help="draw the worst nodes here when something is flagged")

@@ -1,11 +1,22 @@
-"""``audit-file``: what one audit worker does with one .blend (in its own process, so a
-crash or hang stays with that file): open it, scan it (objects, bones and instances),
-draw its worst nodes when any are flagged, and write its record whole."""
+"""What an audit worker does with .blend files, in a process of its own so that a crash
+or hang stays with the file that caused it: open a file, scan it (objects, bones and
+instances), draw its worst nodes when asked and something is flagged, and write its
+record whole.
+
+- ``audit-worker`` (what ``audit`` starts, ``--jobs`` of them): many files in turn, one
+  task per line on stdin (``{"index", "path", "result", "picture"}``), one reply per
+  line on stdout (``{"index", "code", "message"}``: 0 the record was written, 2 the
+  file cannot be inspected, 3 a bug); it ends at the end of its input. Blender's
+  start-up (about 0.5 s) is paid once per worker, not once per file; each file starts
+  from an empty scene (``read_homefile(use_empty=True)``, then the file replaces it).
+- ``audit-file``: one file, the record written to ``--result``; exit code 0, 2 or 3.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 
 import bpy
@@ -14,7 +25,8 @@ import numpy as np
 from ..model.errors import InspectorError
 from ..model.outputs import write_text
 from ..model.pictures import worst_nodes_png
-from ..scene.blend_files import open_blend
+from ..model.thresholds import Thresholds
+from ..scene.blend_files import check_libraries, open_blend
 from ..scene.scan import scan_scene
 from . import console
 from .commands import thresholds_of
@@ -42,24 +54,60 @@ def file_record(inspection, saved_by: str) -> dict:
     }
 
 
-def cmd_audit_file(args) -> int:
+def audit_file(path: str, thresholds: Thresholds, picture: str | None, allow_missing: bool) -> dict:
+    """One file's record (:func:`file_record` and where it came from); with ``picture``,
+    its worst nodes drawn there when any is flagged. :class:`InspectorError` when the
+    file cannot be inspected (unreadable, not a .blend, missing libraries, NaN)."""
     started = time.perf_counter()
-    thresholds = thresholds_of(args)
     with console.quiet():
-        open_blend(args.blend)
+        open_blend(path)
+    missing = check_libraries(allow_missing)
     scene = bpy.context.scene
     if scene is None:
-        raise InspectorError(f"{args.blend!r}: the file has no scene")
+        raise InspectorError(f"{path!r}: the file has no scene")
     inspection = scan_scene(scene, thresholds, instances=True)
     version = tuple(bpy.data.version)  # the file's: (major, minor, file subversion)
     record = file_record(inspection, f"{version[0]}.{version[1]}")
     record["file_version"] = ".".join(map(str, version))
     record["scene"] = scene.name
     record["picture"] = None
-    if args.picture and record["flagged"]:
-        os.makedirs(os.path.dirname(os.path.abspath(args.picture)), exist_ok=True)
-        worst_nodes_png(inspection, args.picture)
-        record["picture"] = args.picture
+    if missing:
+        record["missing_libraries"] = missing
+    if picture and record["flagged"]:
+        os.makedirs(os.path.dirname(os.path.abspath(picture)), exist_ok=True)
+        worst_nodes_png(inspection, picture)
+        record["picture"] = picture
     record["seconds_inside"] = round(time.perf_counter() - started, 3)
+    return record
+
+
+def cmd_audit_file(args) -> int:
+    record = audit_file(args.blend, thresholds_of(args), args.picture, args.allow_missing_libraries)
     write_text(args.result, json.dumps(record) + "\n")
     return 0
+
+
+def cmd_audit_worker(args) -> int:
+    """Audit the files named on stdin in turn (see the module docstring)."""
+    thresholds = thresholds_of(args)
+    replies = console.user_stdout()
+    first = True
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            return 0
+        task = json.loads(line)
+        reply: dict = {"index": task["index"], "code": 0}
+        try:
+            if not first:
+                with console.quiet():  # every file from an empty scene, whatever the last one left
+                    bpy.ops.wm.read_homefile(use_empty=True)
+            first = False
+            record = audit_file(task["path"], thresholds, task.get("picture"), args.allow_missing_libraries)
+            write_text(task["result"], json.dumps(record) + "\n")
+        except InspectorError as exc:
+            reply.update(code=2, message=str(exc))
+        except Exception as exc:  # a bug: this file's, recorded as such; the worker goes on
+            reply.update(code=3, message=f"internal error: {type(exc).__name__}: {exc}")
+        replies.write(json.dumps(reply) + "\n")
+        replies.flush()

@@ -133,10 +133,10 @@ def _run(command: str, args) -> int:
     with signals_deferred():
         require_bpy()
         from . import commands  # imports the scene layer, hence bpy
-    if command == "audit-file":
-        from .audit_worker import cmd_audit_file
+    if command in ("audit-file", "audit-worker"):
+        from .audit_worker import cmd_audit_file, cmd_audit_worker
 
-        return cmd_audit_file(args)
+        return cmd_audit_worker(args) if command == "audit-worker" else cmd_audit_file(args)
 
     return {"report": commands.cmd_report, "export": commands.cmd_export, "fix": commands.cmd_fix}[command](args)
 
