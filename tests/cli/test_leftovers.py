@@ -20,12 +20,13 @@ from cli_runner import run_cli
         ["export", "{demo}", "--target", "gltf", "--out", "{out}.glb"],
         ["export", "{demo}", "--target", "fbx", "--out", "{out}.fbx"],
         ["fix", "{demo}", "--method", "helpers", "--out", "{out}.blend"],
+        ["audit", "{demo_dir}", "--out", "{out}", "--jobs", "2"],  # workers' Blender folders too
     ],
 )
 def test_a_run_leaves_nothing_in_tmpdir(demo_dir, tmp_path, args):
     scratch = tmp_path / "tmpdir"
     scratch.mkdir()
-    fill = {"demo": demo_dir / "demo.blend", "out": tmp_path / "out", "tmp": tmp_path}
+    fill = {"demo": demo_dir / "demo.blend", "demo_dir": demo_dir, "out": tmp_path / "out", "tmp": tmp_path}
     result = run_cli(*(a.format(**fill) for a in args), env={"TMPDIR": str(scratch)})
     assert result.returncode in (0, 1, 2), result.stderr
     assert os.listdir(scratch) == []
