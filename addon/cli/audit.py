@@ -85,7 +85,7 @@ def _relative(full: str, root: str) -> str:
 
 def find_blends(paths: list[str]) -> Found:
     """Every .blend under ``paths`` (folders walked recursively, symlinked folders not
-    followed; files taken as given, their relative path the path as given). A file
+    followed; files taken as given, their relative path their name). A file
     reached twice (through two folders given, a hard link or a symlink) is audited once;
     two different files with the same relative path are :class:`UsageError`."""
     files: dict[str, tuple[str, tuple]] = {}  # relative -> (absolute, identity)
@@ -124,7 +124,7 @@ def find_blends(paths: list[str]) -> Found:
                         full = os.path.join(folder, name)
                         take(full, _relative(full, given))
         elif os.path.lexists(given):
-            take(given, os.path.normpath(given).replace(os.sep, "/"))
+            take(given, os.path.basename(given))
         else:
             raise UsageError(f"{given!r}: no such file or folder")
     found.files = sorted(((a, r) for r, (a, _i) in files.items()), key=lambda item: item[1])

@@ -194,3 +194,16 @@ def test_after_kill_9_workers_die_and_the_next_run_removes_the_scratch_folder(li
     again = run_cli("audit", lib, "--out", tmp_path / "again", "--jobs", "1", env={"TMPDIR": str(tmpdir)})
     assert again.returncode == 0, again.stderr
     assert list(tmpdir.iterdir()) == []
+
+
+def test_a_file_reached_twice_is_audited_once_and_two_files_of_one_name_are_refused(lib, tmp_path):
+    both = run_cli("audit", lib, lib / "sub", lib / "a.blend", "--out", tmp_path / "out", "--jobs", "1")
+    assert both.returncode == 0, both.stderr
+    assert sorted(_records(tmp_path / "out")) == ["a.blend", "b.blend", "sub/c.blend"]
+    clash = run_cli("audit", lib / "a.blend", lib / "sub" / "c.blend", lib / "sub", "--out", tmp_path / "o2")
+    assert clash.returncode == 0, clash.stderr  # sub/c.blend is c.blend from lib/sub: the same file
+    (tmp_path / "other").mkdir()
+    shutil.copy(lib / "a.blend", tmp_path / "other" / "a.blend")
+    refused = run_cli("audit", lib / "a.blend", tmp_path / "other" / "a.blend", "--out", tmp_path / "o3")
+    assert refused.returncode == 2 and "are both 'a.blend'" in refused.stderr, refused.stderr
+    assert not (tmp_path / "o3").exists()
