@@ -7,8 +7,12 @@ record whole.
   task per line on stdin (``{"index", "path", "result", "picture"}``), one reply per
   line on stdout (``{"index", "code", "message"}``: 0 the record was written, 2 the
   file cannot be inspected, 3 a bug); it ends at the end of its input. Blender's
-  start-up (about 0.5 s) is paid once per worker, not once per file; each file starts
-  from an empty scene (``read_homefile(use_empty=True)``, then the file replaces it).
+  start-up (about 0.5 s) is paid once per worker, not once per file. Each file is
+  opened into a fresh scene: opening a .blend replaces Blender's whole data (the last
+  file's objects, scenes and libraries are freed; file scripts do not run, and the
+  worker registers no handlers); after a file that failed, whatever it left half-loaded
+  is dropped first with ``read_homefile(use_empty=True)`` (not after every file: it costs
+  7 ms of CPU, 40% of a small file's whole audit).
 - ``audit-file``: one file, the record written to ``--result``; exit code 0, 2 or 3.
 """
 
@@ -91,7 +95,7 @@ def cmd_audit_worker(args) -> int:
     """Audit the files named on stdin in turn (see the module docstring)."""
     thresholds = thresholds_of(args)
     replies = console.user_stdout()
-    first = True
+    failed = False
     while True:
         line = sys.stdin.readline()
         if not line:
@@ -99,12 +103,13 @@ def cmd_audit_worker(args) -> int:
         task = json.loads(line)
         reply: dict = {"index": task["index"], "code": 0}
         try:
-            if not first:
-                with console.quiet():  # every file from an empty scene, whatever the last one left
+            if failed:
+                with console.quiet():  # an empty scene, whatever the failed file left
                     bpy.ops.wm.read_homefile(use_empty=True)
-            first = False
+            failed = True
             record = audit_file(task["path"], thresholds, task.get("picture"), args.allow_missing_libraries)
             write_text(task["result"], json.dumps(record) + "\n")
+            failed = False
         except InspectorError as exc:
             reply.update(code=2, message=str(exc))
         except Exception as exc:  # a bug: this file's, recorded as such; the worker goes on

@@ -207,3 +207,16 @@ def test_a_file_reached_twice_is_audited_once_and_two_files_of_one_name_are_refu
     refused = run_cli("audit", lib / "a.blend", tmp_path / "other" / "a.blend", "--out", tmp_path / "o3")
     assert refused.returncode == 2 and "are both 'a.blend'" in refused.stderr, refused.stderr
     assert not (tmp_path / "o3").exists()
+
+
+def test_each_file_is_audited_from_a_fresh_scene(lib, tmp_path):
+    """One worker, in turn: the demo (29 nodes), a file that is not a .blend, an empty
+    scene, the demo again: nothing of one file is counted in the next."""
+    (lib / "b_broken.blend").write_bytes(b"BLENDER-v500 then nothing")
+    blend_factory.empty_scene(lib / "b_empty.blend")
+    result = run_cli("audit", lib, "--out", tmp_path / "out", "--jobs", "1", "--pictures", "0")
+    assert result.returncode == 2, result.stderr
+    records = _records(tmp_path / "out")
+    assert records["b_broken.blend"]["status"] == "error"
+    assert records["b_empty.blend"]["status"] == "ok" and records["b_empty.blend"]["nodes"] == 0
+    assert records["a.blend"]["nodes"] == records["b.blend"]["nodes"] == records["sub/c.blend"]["nodes"] == 29
