@@ -181,6 +181,9 @@ def test_an_object_removed_by_a_frame_handler_is_named_not_a_reference_error(emp
     finally:
         bpy.app.handlers.frame_change_pre.remove(remove)
     message = str(err.value)
-    assert "StructRNA" not in message and "frame 4" in message, message
-    assert ("'Doomed' removed by frame 4" if target == "gltf" else "3 objects at frame 1, 2 at frame 4") in message
+    assert "StructRNA" not in message, message
+    if target == "gltf":  # Blender 5.0's exporter fails there (it says so), older ones may write the file
+        assert "the scene's objects change during the glTF export ('Doomed' removed" in message, message
+    else:
+        assert "3 objects at frame 1, 2 at frame 4" in message, message
     assert list(tmp_path.iterdir()) == []

@@ -66,27 +66,31 @@ def export_gltf_frames(
 
 @contextlib.contextmanager
 def _objects_kept(scene, before: dict, label: str) -> Iterator[None]:
-    """An :class:`ExportError` inside the block becomes :class:`SceneDataError` naming
-    the objects that left or joined ``scene`` (``before``: session uid -> name when the
-    block began), when any did, at the frame the scene is on then."""
+    """:class:`SceneDataError` naming the objects that left or joined ``scene`` during
+    the block (``before``: session uid -> name when it began) and the frame the scene is
+    on then, whether the exporter failed on them (its words: "StructRNA of type Object
+    has been removed") or wrote a file without them."""
     try:
         yield
     except ExportError:
-        frame = scene.frame_current
-        now = {o.session_uid: o.name for o in scene.objects}
-        gone = [name for uid, name in before.items() if uid not in now]
-        new = [name for uid, name in now.items() if uid not in before]
-        if not gone and not new:
-            raise
-        what = "; ".join(
-            f"{', '.join(repr(n) for n in names)} {verb}"
-            for names, verb in ((gone, "removed"), (new, "added"))
-            if names
-        )
-        raise SceneDataError(
-            f"the scene's objects change during the {label} export ({what} by frame {frame}; a frame handler "
-            "script?): a range needs the same nodes"
-        ) from None
+        _check_objects(scene, before, label, f" by frame {scene.frame_current}")  # where the exporter stopped
+        raise
+    _check_objects(scene, before, label, "")
+
+
+def _check_objects(scene, before: dict, label: str, when: str) -> None:
+    now = {o.session_uid: o.name for o in scene.objects}
+    gone = [name for uid, name in before.items() if uid not in now]
+    new = [name for uid, name in now.items() if uid not in before]
+    if not gone and not new:
+        return
+    what = "; ".join(
+        f"{', '.join(repr(n) for n in names)} {verb}" for names, verb in ((gone, "removed"), (new, "added")) if names
+    )
+    raise SceneDataError(
+        f"the scene's objects change during the {label} export ({what}{when}; a frame handler "
+        "script?): a range needs the same nodes"
+    )
 
 
 class _Subframes:
