@@ -6,7 +6,8 @@ resident memory on ranges of 500 to 8,000 frames of a 200-object forest and the 
 29 nodes (bpy 5.0.1; the slope between two lengths, rounded up by about a fifth):
 ``report --frames`` 180 B, with ``--dynamics`` 3.0 KB (every rate at every frame, in
 the JSON too); ``export --frames``: accumulated 2.0 KB (per-frame TRS as JSON), glTF
-1.6 KB and FBX 1.5 KB (Blender's exporters' own sampled keys).
+1.6 KB and FBX 1.5 KB (Blender's exporters' own sampled keys), USD 0.9 KB in Blender's
+process (doubled for usd-core's own process, which reads the stage back).
 
 The limit (:func:`memory_limit`) is the smallest of: the memory available (Linux
 ``MemAvailable``; elsewhere the free physical pages, when the OS says), what the
@@ -29,6 +30,7 @@ BYTES_PER_NODE_FRAME = {
     "accumulated": 2400,
     "gltf": 2000,
     "fbx": 1800,
+    "usd": 1800,
 }
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}

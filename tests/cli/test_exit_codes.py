@@ -33,6 +33,7 @@ def empty(tmp_path_factory) -> str:
         ["export", "--target", "accumulated", "--frames", "1:6", "--out", "{out}.json"],
         ["export", "--target", "gltf", "--frames", "1:6", "--out", "{out}.glb"],
         ["export", "--target", "fbx", "--frames", "1:6", "--out", "{out}.fbx"],
+        ["export", "--target", "usd", "--frames", "1:6", "--out", "{out}.usdc"],
     ],
 )
 def test_nan_scale_over_a_range_names_the_object_and_the_frame(nan_scale, tmp_path, args):
@@ -50,6 +51,7 @@ def test_nan_scale_over_a_range_names_the_object_and_the_frame(nan_scale, tmp_pa
         (["export", "--target", "fbx", "--out", "{out}.fbx"], "nothing to export"),
         (["export", "--target", "fbx", "--frames", "1:3", "--out", "{out}.fbx"], "nothing to export"),
         (["export", "--target", "gltf", "--out", "{out}.glb"], "nothing to export"),
+        (["export", "--target", "usd", "--frames", "1:3", "--out", "{out}.usdc"], "nothing to export"),
         (["export", "--target", "accumulated", "--frames", "1:3", "--out", "{out}.json"], "nothing to export"),
     ],
 )
@@ -142,6 +144,7 @@ def test_a_range_beyond_the_address_space_limit_is_refused_at_once(demo_dir, tmp
         ["report", "--frames", "1:2000", "--dynamics"],
         ["export", "--target", "gltf", "--frames", "1:1048574", "--out", "{out}.glb"],
         ["export", "--target", "fbx", "--frames", "1:1048574", "--out", "{out}.fbx"],
+        ["export", "--target", "usd", "--frames", "1:1048574", "--out", "{out}.usdc"],
         ["export", "--target", "accumulated", "--frames", "-1048574:1048574", "--out", "{out}.json"],
     ],
 )

@@ -19,6 +19,7 @@ from cli_runner import run_cli
         ["report", "{demo}", "--frame", "x"],  # a usage error after the module loaded
         ["export", "{demo}", "--target", "gltf", "--out", "{out}.glb"],
         ["export", "{demo}", "--target", "fbx", "--out", "{out}.fbx"],
+        ["export", "{demo}", "--target", "usd", "--out", "{out}.usdc"],
         ["fix", "{demo}", "--method", "helpers", "--out", "{out}.blend"],
         ["audit", "{demo_dir}", "--out", "{out}", "--jobs", "2"],  # workers' Blender folders too
     ],
@@ -40,19 +41,19 @@ def _dead_pid() -> int:
     return int(done.stdout)
 
 
-def test_a_killed_runs_fbx_reader_folder_is_removed_by_the_next(demo_dir, tmp_path):
-    """The FBX read-back's folder was left after a kill -9 in 7 of 10 runs: the next
-    export removes it (and leaves a live process's alone)."""
-    pytest.importorskip("ufbx")
+@pytest.mark.parametrize("target, kind, reader", [("fbx", "ufbx", "ufbx"), ("usd", "usd", "pxr")])
+def test_a_killed_runs_reader_folder_is_removed_by_the_next(demo_dir, tmp_path, target, kind, reader):
+    """The FBX read-back's folder was left after a kill -9 in 7 of 10 runs (and the USD
+    one's): the next export removes it (and leaves a live process's alone)."""
+    pytest.importorskip(reader)
     scratch = tmp_path / "tmpdir"
     scratch.mkdir()
-    stale = scratch / f"hierarchy_ufbx_{_dead_pid()}_abc123"
-    live = scratch / f"hierarchy_ufbx_{os.getpid()}_def456"
+    stale = scratch / f"hierarchy_{kind}_{_dead_pid()}_abc123"
+    live = scratch / f"hierarchy_{kind}_{os.getpid()}_def456"
     for folder in (stale, live):
         folder.mkdir()
         (folder / "read.npz").write_bytes(b"left")
-    result = run_cli(
-        "export", demo_dir / "demo.blend", "--target", "fbx", "--out", tmp_path / "o.fbx", env={"TMPDIR": str(scratch)}
-    )
+    out = tmp_path / f"o.{'usdc' if target == 'usd' else target}"
+    result = run_cli("export", demo_dir / "demo.blend", "--target", target, "--out", out, env={"TMPDIR": str(scratch)})
     assert result.returncode == 0, result.stderr
     assert os.listdir(scratch) == [live.name]

@@ -51,6 +51,8 @@ nodes = scene.nodes
 held = [nodes[k] for k in range(len(nodes))]
 keep = [k for k, node in enumerate(held) if not node.is_root]
 names = [str(held[k].name) for k in keep]
+kept_at = {held[k].element_id: j for j, k in enumerate(keep)}
+parents = [kept_at.get(held[k].parent.element_id, -1) if held[k].parent is not None else -1 for k in keep]
 owners = []
 for k in keep:  # a bone's armature: its nearest ancestor that is not a bone
     node = held[k]
@@ -235,7 +237,7 @@ if skin:  # linear blend skinning of each mesh by its clusters: sum w * world(bo
 try:  # whole or not at all (a full temporary folder left a cut zip the caller could not read)
     with open(out + ".part", "wb") as f:
         np.savez(f, worlds=worlds, names=np.array(names, dtype=object), owners=np.array(owners, dtype=object),
-                 skin_names=np.array(list(skinned), dtype=object),
+                 parents=np.array(parents, dtype=np.int64), skin_names=np.array(list(skinned), dtype=object),
                  **{f"skin{j}": v for j, v in enumerate(skinned.values())})
     os.replace(out + ".part", out)
 except OSError as exc:
@@ -261,6 +263,7 @@ class FbxRead(NamedTuple):
     owners: list  #: for bones, their armature's node name; '' for other nodes
     worlds: np.ndarray  #: (T, nodes, 4, 4) node_to_world at the asked times (Blender's axes, metres)
     skinned: dict  #: mesh name -> (T, V, 3) vertices skinned by the file's clusters (when asked)
+    parents: np.ndarray | None = None  #: (nodes,) each node's parent column, -1 under the file's root
 
     def index(self) -> dict:
         """``(armature or '', name) -> node column``: bones under their armature, others by name."""
@@ -329,7 +332,11 @@ class UfbxReader:
                 raise GltfError(f"the read-back of {self._path!r} is damaged ({exc})") from None
             skinned = {str(n): np.array(data[f"skin{j}"]) for j, n in enumerate(data["skin_names"])}
             return FbxRead(
-                [str(n) for n in data["names"]], [str(n) for n in data["owners"]], np.array(data["worlds"]), skinned
+                [str(n) for n in data["names"]],
+                [str(n) for n in data["owners"]],
+                np.array(data["worlds"]),
+                skinned,
+                np.array(data["parents"]),
             )
         finally:
             self._folder.cleanup()
