@@ -89,20 +89,16 @@ def full_tmpdir(tmp_path):
         subprocess.run(["umount", str(folder)], check=True)
 
 
-def test_a_full_tmpdir_fails_the_fbx_read_back_with_exit_2(demo_dir, tmp_path, full_tmpdir):
-    pytest.importorskip("ufbx")
-    result = run_cli(
-        "export",
-        demo_dir / "demo.blend",
-        "--target",
-        "fbx",
-        "--out",
-        tmp_path / "o.fbx",
-        env={"TMPDIR": str(full_tmpdir)},
-    )
+@pytest.mark.parametrize("target, reader, out", [("fbx", "ufbx", "o.fbx"), ("usd", "pxr", "o.usdc")])
+def test_a_full_tmpdir_fails_the_read_back_with_exit_2(demo_dir, tmp_path, full_tmpdir, target, reader, out):
+    """The FBX read-back said "BadZipFile" (exit 3): its result, cut short, was read."""
+    pytest.importorskip(reader)
+    env = {"TMPDIR": str(full_tmpdir)}
+    result = run_cli("export", demo_dir / "demo.blend", "--target", target, "--out", tmp_path / out, env=env)
     assert result.returncode == 2, result.stderr
     line = _one_line(result)
-    assert "FBX read-back" in line and "No space left on device" in line and str(full_tmpdir) in line, line
+    assert f"{target.upper()} read-back" in line and "No space left on device" in line, line
+    assert str(full_tmpdir) in line and "$TMPDIR" in line, line
     assert sorted(os.listdir(full_tmpdir)) == ["filler"]  # its scratch folder removed (and Blender's)
 
 

@@ -18,6 +18,7 @@ caller's ``sys.path``: usd-core comes from the project's environment (pip's
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import json
 import os
@@ -77,6 +78,22 @@ class UsdRead(NamedTuple):
     #: ``armature``, ``helpers`` and ``reparented`` bone names, ``unmatched`` joint paths)
 
 
+def _save(path: str, arrays: dict) -> str:
+    """``np.savez(path, **arrays)``; the OS's reason when it fails ("" when it does
+    not). A failed save's zip file complains once more when it is collected: silenced."""
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda _unraisable: None
+    failed = ""
+    try:
+        np.savez(path, **arrays)
+    except OSError as exc:
+        failed = exc.strerror or type(exc).__name__
+    finally:
+        gc.collect()  # the zip file, held by the exception's frames, goes now
+        sys.unraisablehook = hook
+    return failed
+
+
 class UsdWorker:
     """The usd-core process of one export (see the module docstring)."""
 
@@ -101,13 +118,11 @@ class UsdWorker:
         ``object_world``, ``skinned``, ``arm_names``, ``bones_<a>``, ``bone_parents_<a>``,
         ``pose_<a>``)."""
         self._path = path
-        try:
-            np.savez(self._data, **scene)
-        except OSError as exc:  # not the output's fault: the temporary folder's
+        failed = _save(self._data, scene)
+        if failed:  # not the output's fault: the temporary folder's
             raise ExportError(
-                f"the USD read-back cannot save Blender's side in {self._folder.name!r} ($TMPDIR): "
-                f"{exc.strerror or type(exc).__name__}"
-            ) from None
+                f"the USD read-back cannot save Blender's side in {self._folder.name!r} ($TMPDIR): {failed}"
+            )
         message = {"path": path, "data": self._data, "out": self._out, "fix": bool(fix), "shear_deg": shear_deg}
         assert self._proc.stdin is not None
         self._proc.stdin.write(json.dumps(message) + "\n")
