@@ -13,7 +13,7 @@ still costs only the file that caused it:
   (``PR_SET_PDEATHSIG``, also after a ``kill -9``), elsewhere they end at the end of
   their input; on Ctrl-C they are killed;
 - everything the workers write (their results, their stderr, Blender's session folders:
-  their ``$TMPDIR``) is in one scratch folder (:mod:`..model.scratch`), removed at the
+  their ``$TMPDIR``) is in one scratch folder (:mod:`..model.system.scratch`), removed at the
   end, or by the next audit when this one was killed.
 """
 
@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from ..model import scratch
+from ..model.system import scratch
 from .main import EXIT_INPUT
 
 #: A worker is replaced after this many files (whatever Blender keeps from file to file

@@ -9,7 +9,7 @@ import numpy as np
 from ..model.errors import UsageError
 from ..model.frames import FrameRange, parse_frame_range
 from ..model.inspection import Inspection
-from ..model.memory import check_memory
+from ..model.system.memory import check_memory
 from ..model.timeline import analyse_frames
 from ..model.timeline.chart import range_chart_png
 from ..model.timeline.dynamics import series_dynamics
@@ -33,7 +33,7 @@ def scene_range(scene, text: str) -> FrameRange:
 
 def check_range_memory(scene, args, job: str, nodes: int | None = None) -> None:
     """Refuse ``--frames`` when ``job`` over it would take more memory than this process
-    may use (:func:`~..model.memory.check_memory`), before anything is read or exported.
+    may use (:func:`~..model.system.memory.check_memory`), before anything is read or exported.
     ``nodes``: default the scene's objects and pose bones."""
     if nodes is None:
         nodes = len(scene.objects) + sum(len(o.pose.bones) for o in scene.objects if o.pose is not None)

@@ -29,8 +29,8 @@ from collections.abc import Iterator
 from ..model.engines.paths import ENGINE_PATH
 from ..model.errors import InspectorError, UsageError
 from ..model.frames import parse_frame
-from ..model.memory import parse_size
 from ..model.outputs import clear_stop, request_stop
+from ..model.system.memory import parse_size
 from ..model.thresholds import DEFAULT, parse_threshold
 from . import console
 from .audit_args import add_allow_missing, add_audit_parser

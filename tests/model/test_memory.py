@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from hierarchy_inspector.addon.model import memory
 from hierarchy_inspector.addon.model.errors import UsageError
+from hierarchy_inspector.addon.model.system import memory
 
 
 @pytest.mark.parametrize(

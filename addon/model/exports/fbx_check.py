@@ -22,9 +22,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import scratch
 from ..errors import GltfError
 from ..nodes import node_label
+from ..system import scratch
 
 
 class FbxError(NamedTuple):

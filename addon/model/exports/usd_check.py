@@ -32,9 +32,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import scratch
 from ..errors import ExportError
 from ..nodes import node_label
+from ..system import scratch
 from .animated_gltf import FrameError
 from .usd_plan import JOINT_TOLERANCE, OBJECT_TOLERANCE, POINT_TOLERANCE, PointError, matrix_error, point_error
 

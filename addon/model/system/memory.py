@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 
-from .errors import UsageError
+from ..errors import UsageError
 
 #: Bytes per node-frame of each job (see the module docstring).
 BYTES_PER_NODE_FRAME = {
