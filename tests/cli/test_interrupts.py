@@ -167,7 +167,10 @@ def signalled(real):
 commands.save_copy = signalled(commands.save_copy)
 export_frames_cmd.write_fbx = signalled(export_frames_cmd.write_fbx)
 export_frames_cmd.write_gltf_frames = signalled(export_frames_cmd.write_gltf_frames)
-sys.exit(main(sys.argv[1:]))
+code = main(sys.argv[1:])
+sys.stdout.flush()
+sys.stderr.flush()
+os._exit(code)  # as __main__ does: bpy 4.2 crashes while Python shuts down after a glTF export
 """
 
 
