@@ -188,12 +188,16 @@ def test_after_kill_9_workers_die_and_the_next_run_removes_the_scratch_folder(li
     while any(_alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_alive(p) for p in pids)  # the worker on hang.blend sleeps 600 s: it was killed
-    left = [p.name for p in tmpdir.iterdir()]
+    # A Blender binary running the audit keeps a session folder of its own, which a
+    # process killed outright cannot remove (and nothing tells whose it is): not ours.
+    left = [p.name for p in tmpdir.iterdir() if not p.name.startswith("blender_")]
     assert len(left) == 1 and left[0].startswith(f"hierarchy_audit_{proc.pid}_"), left
     os.remove(lib / "hang.blend")
     again = run_cli("audit", lib, "--out", tmp_path / "again", "--jobs", "1", env={"TMPDIR": str(tmpdir)})
     assert again.returncode == 0, again.stderr
-    assert list(tmpdir.iterdir()) == []
+    assert [p.name for p in tmpdir.iterdir() if not p.name.startswith("blender_")] == []
+    if not os.environ.get("HIERARCHY_INSPECTOR_CLI"):  # python -m: the audit's own process has no Blender
+        assert list(tmpdir.iterdir()) == []
 
 
 def test_a_file_reached_twice_is_audited_once_and_two_files_of_one_name_are_refused(lib, tmp_path):
