@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 import bpy
+import numpy as np
 
 from ..model.errors import UsageError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
@@ -137,20 +138,17 @@ def _has_instances(scene) -> bool:
     )
 
 
-def _worst_shear(report: dict) -> float:
-    """The largest world or exported-local shear of the report's nodes (degrees); over
-    the whole range with ``--frames``."""
-    return max(
-        (
-            max(
-                max(abs(v) for v in e["shear_deg"]),
-                max(abs(v) for v in e["local"]["shear_deg"]),
-                *((e["over_frames"]["shear_deg"], e["over_frames"]["local_shear_deg"]) if "over_frames" in e else ()),
-            )
-            for e in report["nodes"]
-        ),
-        default=0.0,
-    )
+def worst_shear(inspection, indices=None, over_frames=None) -> float:
+    """The report's worst shear (degrees): :attr:`Inspection.worst_shear` of its nodes
+    (``indices``, None: all), over the whole range with ``--frames``; what the audit
+    records for a file (the same rule, so the two agree)."""
+    idx = np.arange(len(inspection.nodes)) if indices is None else np.asarray(indices, dtype=np.int64)
+    if not len(idx):
+        return 0.0
+    worst = float(inspection.worst_shear[idx].max())
+    if over_frames is not None:
+        worst = max(worst, float(over_frames.worst_shear(idx).max()))
+    return worst
 
 
 def cmd_report(args) -> int:
@@ -164,6 +162,7 @@ def cmd_report(args) -> int:
         check_folder(pictures)  # made only once the file has been read
     _check_outputs(args, json=args.json, csv=args.csv, chart=chart)
     report, over_frames, indices, inspection = make_report_and_range(args, with_dynamics=args.dynamics)
+    worst = worst_shear(inspection, indices, over_frames)
     files: dict = {}
     if chart:
         files[chart] = lambda tmp: write_chart(tmp, over_frames, indices)
@@ -187,9 +186,8 @@ def cmd_report(args) -> int:
     else:
         print(report_table(report))
     flagged = sum(1 for e in report["nodes"] if e["flagged"])
-    args.summary = f"{len(report['nodes'])} nodes, {flagged} flagged, worst shear {_worst_shear(report):.2f} deg"
+    args.summary = f"{len(report['nodes'])} nodes, {flagged} flagged, worst shear {worst:.2f} deg"
     if args.fail_on_shear is not None:
-        worst = _worst_shear(report)
         if worst > args.fail_on_shear:
             say(f"shear {worst:.3f} deg exceeds --fail-on-shear {args.fail_on_shear:g}")
             return EXIT_THRESHOLD
