@@ -8,6 +8,9 @@
 - :func:`inherit_scale_rig`: an armature whose root bone animates non-uniform scale and
   rotation, with a rotated child bone in every Inherit Scale mode, and a mesh skinned to
   the bones.
+- :func:`skin_boxes`: a box fully weighted to each deform bone of a rig (one influence).
+- :func:`auto_weighted_body`: a tube around each deform bone of a rig, weighted by
+  Blender's automatic weights (several influences near joints).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import math
 from typing import Any
 
 import bpy
+import numpy as np
 from mathutils import Matrix
 
 from ..timeline.animated import _linear
@@ -290,3 +294,48 @@ def euler_pole_objects(scene, start: int = 1, end: int = 25):
     _linear(objects["Turntable"])
     scene.frame_start, scene.frame_end = start, end
     return objects
+
+
+def auto_weighted_body(scene, rig, ring: int = 8, rows: int = 3, radius: float = 0.35):
+    """``Body``: a closed tube of ``rows`` rings of ``ring`` vertices around every deform
+    bone of ``rig`` (radius ``radius`` times the bone's length), weighted by Blender's
+    automatic weights (Set Parent To > Armature Deform > With Automatic Weights: bone
+    heat, several bones per vertex near joints). Returns the mesh object."""
+    world = np.array(rig.matrix_world)
+    verts: list[tuple[float, float, float]] = []
+    faces: list[tuple[int, ...]] = []
+    for bone in rig.data.bones:
+        head = world[:3, :3] @ np.array(bone.head_local) + world[:3, 3]
+        tail = world[:3, :3] @ np.array(bone.tail_local) + world[:3, 3]
+        axis = tail - head
+        length = float(np.linalg.norm(axis))
+        if not bone.use_deform or length < 1e-6:
+            continue
+        z = axis / length
+        x = np.cross(z, (0.0, 0.0, 1.0)) if abs(z[2]) < 0.99 else np.cross(z, (0.0, 1.0, 0.0))
+        x /= np.linalg.norm(x)
+        y = np.cross(z, x)
+        base = len(verts)
+        angles = 2.0 * np.pi * np.arange(ring) / ring
+        for k in range(rows):
+            centre = head + axis * (0.1 + 0.8 * k / (rows - 1))
+            circle = centre + radius * length * (np.cos(angles)[:, None] * x + np.sin(angles)[:, None] * y)
+            verts += [tuple(map(float, p)) for p in circle]
+        for k in range(rows - 1):
+            for j in range(ring):
+                a, b = base + k * ring + j, base + k * ring + (j + 1) % ring
+                faces.append((a, b, b + ring, a + ring))
+        faces.append(tuple(range(base + ring - 1, base - 1, -1)))
+        faces.append(tuple(range(base + (rows - 1) * ring, base + rows * ring)))
+    mesh = bpy.data.meshes.new("Body")
+    mesh.from_pydata(verts, [], faces)
+    body = bpy.data.objects.new("Body", mesh)
+    scene.collection.objects.link(body)
+    view_layer = bpy.context.view_layer
+    for obj in view_layer.objects:
+        obj.select_set(False)
+    body.select_set(True)
+    rig.select_set(True)
+    view_layer.objects.active = rig
+    bpy.ops.object.parent_set(type="ARMATURE_AUTO")  # type: ignore[attr-defined]
+    return body
