@@ -25,8 +25,6 @@ TYPES_STAMP := $(TYPES)/.installed-stamp
 BLENDER_TEST_PATHS ?= tests/core tests/model tests/scene tests/ui tests/cli
 BLENDER_SH   := tools/blender.sh
 EXT_ID       := $(shell sed -n 's/^id *= *"\(.*\)"/\1/p' blender_manifest.toml)
-EXT_VERSION  := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
-EXT_ZIP      := build/dist/$(EXT_ID)-$(EXT_VERSION).zip
 BLENDER_USER := $(CURDIR)/build/blender-user
 
 .PHONY: all demo test test-nobpy bench lint typecheck clean package test-blender test-ui test-versions
@@ -137,15 +135,18 @@ typecheck: $(TYPES_STAMP)
 package: $(STAMP)
 	$(PY) tools/package_extension.py --output-dir build/dist
 
-# Blender first (it may need provisioning), then the zip, the test packages for Blender's
-# Python, a fresh user directory, Blender's own install command, and pytest inside Blender.
+# Blender first (it may need provisioning), then the test packages for Blender's Python, the
+# zips (the last line names this machine's), a fresh user directory, Blender's own install
+# command, and pytest inside Blender.
 test-blender: $(STAMP)
 	$(BLENDER_SH) --ensure
-	$(PY) tools/package_extension.py --output-dir build/dist
 	$(PY) tools/blender_pylib.py --dest build/blender-pylib
+	@mkdir -p build
+	$(PY) tools/package_extension.py --output-dir build/dist > build/package.log
+	@cat build/package.log
 	rm -rf $(BLENDER_USER)
 	BLENDER_USER_RESOURCES=$(BLENDER_USER) $(BLENDER_SH) --factory-startup --offline-mode \
-	  --command extension install-file -r user_default --enable $(EXT_ZIP)
+	  --command extension install-file -r user_default --enable "$$(tail -n 1 build/package.log)"
 	BLENDER_USER_RESOURCES=$(BLENDER_USER) HIERARCHY_INSPECTOR_MODULE=bl_ext.user_default.$(EXT_ID) \
 	  $(BLENDER_SH) --background --factory-startup --offline-mode --python-exit-code 1 \
 	  --python tests/blender_runner.py -- $(BLENDER_TEST_PATHS)
