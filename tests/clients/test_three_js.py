@@ -188,8 +188,12 @@ def inherit_scale_files(tmp_path_factory):
     scene = bpy.context.scene
     export_scenes.inherit_scale_rig(scene)
     scene.frame_set(10)
-    folder = tmp_path_factory.mktemp("inherit_scale")
-    frames = FrameRange(1, 25, 1)
+    return _export_both(scene, tmp_path_factory.mktemp("inherit_scale"), FrameRange(1, 25, 1))
+
+
+def _export_both(scene, folder, frames: FrameRange):
+    """Our exact export (``exact.glb``, its own check passed) and Blender's plain one
+    (``plain.glb``) of ``frames``: ``(scene, folder, the frames)``."""
     result = gltf_animated.write_gltf_frames(scene, str(folder / "exact.glb"), frames, half_frames=False)
     assert result.error.relative < TOLERANCE
     gltf_animated.export_gltf_frames(str(folder / "plain.glb"), frames)
@@ -220,12 +224,7 @@ def rigify_files(tmp_path_factory):
     scene = bpy.context.scene
     rig = animated.stretchy_rigify(scene, frames=20, wiggle=True)  # the torso stretched at 15
     export_scenes.auto_weighted_body(scene, rig)
-    folder = tmp_path_factory.mktemp("rigify")
-    frames = FrameRange(9, 20, 1)
-    result = gltf_animated.write_gltf_frames(scene, str(folder / "exact.glb"), frames, half_frames=False)
-    assert result.error.relative < TOLERANCE
-    gltf_animated.export_gltf_frames(str(folder / "plain.glb"), frames)
-    return scene, folder, frames.frames()
+    return _export_both(scene, tmp_path_factory.mktemp("rigify"), FrameRange(9, 20, 1))
 
 
 def test_rigify_nodes_in_three_js(rigify_files):

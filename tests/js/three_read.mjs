@@ -1,4 +1,4 @@
-// A .glb / .gltf read by three.js as a web page would: GLTFLoader builds the scene,
+// A .glb (or a .gltf with its buffers embedded) read by three.js as a web page would: GLTFLoader builds the scene,
 // AnimationMixer plays the file's animations, and each SkinnedMesh places its vertices
 // with three.js's own skinning (SkinnedMesh.getVertexPosition -> applyBoneTransform,
 // the CPU twin of its skinning shader: the first JOINTS_0 / WEIGHTS_0 set, 4 influences).
