@@ -6,8 +6,10 @@ at some frame."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..model.exports.accumulated_frames import accumulated_frames_csv, accumulated_frames_document
-from ..model.exports.animated_gltf import CHECK_TOLERANCE
+from ..model.exports.animated_gltf import CHECK_TOLERANCE, within_tolerance, worst_label
 from ..model.outputs import json_text, write_all
 from ..model.thresholds import Thresholds
 from ..scene.exports.fbx_export import POLE_BUDGET, write_fbx
@@ -19,9 +21,11 @@ from .main import ANIMATION_MODES, EXIT_OK, EXIT_THRESHOLD, say, signals_deferre
 
 
 def check_result(relative: float, what: str) -> int:
-    """EXIT_THRESHOLD (with one line on stderr) when ``relative`` exceeds the tolerance."""
-    if relative > CHECK_TOLERANCE:
-        say(f"{what}: read back {relative:.2e} relative from Blender, over the tolerance {CHECK_TOLERANCE:g}")
+    """EXIT_THRESHOLD (with one line on stderr) when ``relative`` exceeds the tolerance
+    or is not a number (:func:`..model.exports.animated_gltf.within_tolerance`)."""
+    if not within_tolerance(relative):
+        why = "" if np.isfinite(relative) else " (non-finite values in the scene or the file)"
+        say(f"{what}: read back {relative:.2e} relative from Blender{why}, over the tolerance {CHECK_TOLERANCE:g}")
         return EXIT_THRESHOLD
     return EXIT_OK
 
@@ -37,7 +41,7 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
                 scene, args.out, frame_range, y_up=not args.z_up, thresholds=thresholds, animation_mode=mode
             )
         err = result.error
-        worst = max(err.per_node, key=lambda k: err.per_node[k]) if err.per_node else "-"
+        worst = worst_label(err.per_node)
         helpers = f" ({console.listed(result.helpers)})" if result.helpers else ""
         if frame_range is None:
             print(f"wrote {args.out!r}: frame {scene.frame_current}; {len(result.helpers)} helper node(s){helpers}")
@@ -52,7 +56,7 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
             f"relative error {err.relative:.2e} (max {err.absolute:.2e} units, worst '{worst}')"
         )
         for name, each in result.animations.items():
-            verdict = "" if each.relative <= CHECK_TOLERANCE else f" (over the tolerance {CHECK_TOLERANCE:g})"
+            verdict = "" if within_tolerance(each.relative) else f" (over the tolerance {CHECK_TOLERANCE:g})"
             print(
                 f"animation '{name}' played alone ({each.checked} nodes): relative error {each.relative:.2e} "
                 f"(max {each.absolute:.2e} units){verdict}"
@@ -107,7 +111,7 @@ def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
         print("not read back: the ufbx package (an independent FBX reader) is not installed")
         args.summary += ", not read back"
         return EXIT_OK
-    worst = max(err.per_node, key=lambda k: err.per_node[k]) if err.per_node else "-"
+    worst = worst_label(err.per_node)
     print(
         f"read back with ufbx ({err.checked} nodes, {len(result.frames)} frame(s)): relative error "
         f"{err.relative:.2e} (max {err.absolute:.2e} units, worst '{worst}')"

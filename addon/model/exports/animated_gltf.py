@@ -37,18 +37,39 @@ SPLIT_TOLERANCE = 1e-6
 CHECK_TOLERANCE = 1e-5
 
 
-def node_frames(keys: list[tuple[str, str]], conversion: np.ndarray) -> np.ndarray:
+def within_tolerance(relative: float, tolerance: float = CHECK_TOLERANCE) -> bool:
+    """Whether a read-back's relative error passes: at most ``tolerance``; NaN and
+    infinity never pass (a file or scene holding non-finite values is not exact)."""
+    return bool(np.isfinite(relative) and relative <= tolerance)
+
+
+def worst_label(per_node: dict) -> str:
+    """The label of ``per_node``'s (label -> error) worst node: a non-finite error
+    first, else the largest; '-' when empty."""
+    if not per_node:
+        return "-"
+    return max(per_node, key=lambda k: (not np.isfinite(per_node[k]), np.nan_to_num(per_node[k], nan=0.0)))
+
+
+def node_frames(
+    keys: list[tuple[str, str]], conversion: np.ndarray, unconverted: frozenset | set = frozenset()
+) -> np.ndarray:
     """``F (N, 4, 4)``: ``inv(C)`` for objects (their data is converted), the identity
-    for bones (joints keep Blender's axes)."""
+    for bones (joints keep Blender's axes) and for the objects named in ``unconverted``
+    (cameras and lights: the exporter turns their node so that they keep looking down
+    their -Z axis, and compensates their children)."""
     inverse, _singular = core.affine_inverse(np.asarray(conversion, dtype=np.float64))  # no LAPACK call: cheap
     frames = np.broadcast_to(inverse, (len(keys), 4, 4)).copy()
-    frames[[bool(bone) for _obj, bone in keys]] = np.eye(4)
+    frames[[bool(bone) or obj in unconverted for obj, bone in keys]] = np.eye(4)
     return frames
 
 
-def expected_worlds(keys, world: np.ndarray, conversion: np.ndarray) -> np.ndarray:
-    """``C @ world @ F`` ``(T, N, 4, 4)``: where an engine must put each scene node."""
-    return np.asarray(conversion) @ np.asarray(world, dtype=np.float64) @ node_frames(keys, conversion)
+def expected_worlds(
+    keys, world: np.ndarray, conversion: np.ndarray, unconverted: frozenset | set = frozenset()
+) -> np.ndarray:
+    """``C @ world @ F`` ``(T, N, 4, 4)``: where an engine must put each scene node
+    (``unconverted``: :func:`node_frames`)."""
+    return np.asarray(conversion) @ np.asarray(world, dtype=np.float64) @ node_frames(keys, conversion, unconverted)
 
 
 def parent_inverses(world: np.ndarray, parents) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -133,12 +154,16 @@ def add_animated_helpers(
     *,
     skip: set[int] | frozenset = frozenset(),
     thresholds: Thresholds = DEFAULT,
+    unconverted: frozenset | set = frozenset(),
+    parents: np.ndarray | None = None,
 ) -> list[str]:
     """Insert an animated helper above every file node whose local matrix needs two TRS
     at some frame, and animate both exactly at ``times (T,)``. ``skip``: scene node
-    indices whose node matrix engines ignore (armature-deformed meshes). Returns the
-    labels of the nodes that got a helper (loops only over those)."""
-    index = node_index(gltf, keys)
+    indices whose node matrix engines ignore (armature-deformed meshes);
+    ``unconverted``: cameras and lights (:func:`node_frames`); ``parents``: the scene
+    nodes' parents (:func:`.gltf_check.node_index`). Returns the labels of the nodes
+    that got a helper (loops only over those)."""
+    index = node_index(gltf, keys, parents)
     index = {i: j for i, j in index.items() if i not in skip}
     if not index:
         return []
@@ -151,7 +176,9 @@ def add_animated_helpers(
         target = np.zeros((len(times), len(parents), 4, 4))
     else:
         target = world_matrices_at(gltf, times)  # unmapped nodes: as the file animates them
-    target[:, file_nodes] = expected_worlds([keys[i] for i in scene_nodes], world[:, scene_nodes], conversion)
+    target[:, file_nodes] = expected_worlds(
+        [keys[i] for i in scene_nodes], world[:, scene_nodes], conversion, unconverted
+    )
     local, parent_world = locals_in_file(target, fp, file_nodes, [keys[int(i)] for i in scene_nodes])
     split = needs_split(local, parent_world, thresholds)
     if not split.any():
@@ -160,6 +187,7 @@ def add_animated_helpers(
     outer, inner = continuous_split(local[:, chosen])
     animated = len(times) > 1 or bool(gltf.doc.get("animations"))
     times_acc = append_accessor(gltf, times[:, None], with_bounds=True) if animated else -1
+    one_key: list = []  # the time accessor of still channels (one key), made when first needed
     first = owners(gltf) if animated else {}
     if animated:  # every chosen node's old channels, in one pass
         drop_channels(gltf, {int(file_nodes[m]) for m in chosen})
@@ -170,8 +198,8 @@ def add_animated_helpers(
         helper = gltf.insert_parent(j, outer[0, k], inner[0, k], name, parent=int(parents[j]))
         if animated:  # a static file stays static: the helper and the node hold the split
             anim = first.get(j, 0)
-            add_channels(gltf, helper, times_acc, outer[:, k], anim)
-            add_channels(gltf, j, times_acc, inner[:, k], anim)
+            add_channels(gltf, helper, times_acc, outer[:, k], anim, one_key)
+            add_channels(gltf, j, times_acc, inner[:, k], anim, one_key)
         labels.append(node_label(*keys[i]))
     return labels
 
@@ -192,18 +220,23 @@ def animated_error(
     conversion: np.ndarray,
     skip: set[int] | frozenset = frozenset(),
     animation: int | None = None,
+    unconverted: frozenset | set = frozenset(),
+    parents: np.ndarray | None = None,
 ) -> FrameError:
     """The file composed as an engine does at ``times (T,)`` seconds (every animation's
     channels, or animation ``animation``'s alone) against Blender's ``world (T, N, 4,
-    4)``; scene nodes in ``skip`` and nodes the file lacks are left out."""
-    index = {i: j for i, j in node_index(gltf, keys).items() if i not in skip}
+    4)``; scene nodes in ``skip`` and nodes the file lacks are left out
+    (``unconverted``: :func:`node_frames`; ``parents``: :func:`.gltf_check.node_index`).
+    A non-finite difference is NaN in every field it enters."""
+    index = {i: j for i, j in node_index(gltf, keys, parents).items() if i not in skip}
     if not index:
         return FrameError(0.0, 0.0, {}, np.zeros(len(times)), 0)
     got = world_matrices_at(gltf, times, animation)
     scene_nodes = np.fromiter(index.keys(), dtype=np.int64)
     file_nodes = np.fromiter(index.values(), dtype=np.int64)
-    expected = expected_worlds([keys[i] for i in scene_nodes], world[:, scene_nodes], conversion)
-    diff = np.abs(got[:, file_nodes] - expected).max(axis=(-2, -1))  # (T, M)
+    expected = expected_worlds([keys[i] for i in scene_nodes], world[:, scene_nodes], conversion, unconverted)
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN, reported as such
+        diff = np.abs(got[:, file_nodes] - expected).max(axis=(-2, -1))  # (T, M)
     scale = max(1.0, float(np.abs(world[:, scene_nodes]).max()))
     per_node = {node_label(*keys[i]): float(d) for i, d in zip(scene_nodes, diff.max(axis=0), strict=True)}
     absolute = float(diff.max())

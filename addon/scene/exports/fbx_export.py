@@ -44,7 +44,7 @@ from ...model.errors import ExportError, InspectorError
 from ...model.exports.animated_gltf import CHECK_TOLERANCE, needs_split, parent_inverses
 from ...model.exports.animated_split import continuous_split
 from ...model.exports.euler_pole import CAMERA_TURN, FBX_GLOBAL, LIGHT_TURN, pole_turns, turned
-from ...model.exports.fbx_check import FbxError, compare, prepare_next, start_reader
+from ...model.exports.fbx_check import FbxError, compare, fbx_unit_meters, prepare_next, start_reader
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with
@@ -192,15 +192,46 @@ def _undo(edits: list[_Edit]) -> None:
         bpy.context.view_layer.update()
 
 
+#: The exporter's unit settings (its defaults, said here so that the read-back knows
+#: them): Apply Unit on, Scale 1 (:func:`unit_meters`).
+APPLY_UNIT_SCALE = True
+GLOBAL_SCALE = 1.0
+
+
+def unit_meters(scene) -> float:
+    """Metres per scene unit in the files :func:`export_fbx` writes (the scene's unit
+    scale, :func:`..model.exports.fbx_check.fbx_unit_meters`): the read-back converts
+    the file back to scene units with it."""
+    units = scene.unit_settings
+    return fbx_unit_meters(units.scale_length, units.system, APPLY_UNIT_SCALE, GLOBAL_SCALE)
+
+
+def turns_of(keys) -> dict[int, np.ndarray]:
+    """Scene node index -> the turn Blender's FBX exporter puts after the node's own
+    rotation, for the cameras and lights among ``keys`` (``(object, bone)``)."""
+    objects = bpy.data.objects
+    out = {}
+    for i, (name, bone) in enumerate(keys):
+        obj = None if bone else objects.get(name)
+        if obj is not None and obj.type in ("CAMERA", "LIGHT"):
+            out[i] = CAMERA_TURN if obj.type == "CAMERA" else LIGHT_TURN
+    return out
+
+
 def export_fbx(filepath: str, frame_range: FrameRange | None) -> None:
     """Blender's FBX exporter; with ``frame_range`` the scene's timeline baked at every
-    frame of it (no simplification), else the current frame's pose. The scene's range
-    and frame are restored."""
-    with timeline_range(bpy.context.scene, frame_range):
+    frame of it (no simplification), else the current frame's pose; a range of one
+    frame is that frame's pose. The scene's range and frame are restored."""
+    scene = bpy.context.scene
+    with timeline_range(scene, frame_range):
+        if frame_range is not None and frame_range.start == frame_range.end:
+            scene.frame_set(frame_range.start)  # one frame: the exporter writes the pose it is on
         run_exporter(
             "FBX",
             bpy.ops.export_scene.fbx,
             filepath=filepath,
+            apply_unit_scale=APPLY_UNIT_SCALE,
+            global_scale=GLOBAL_SCALE,
             bake_anim=frame_range is not None,
             bake_anim_step=float(frame_range.step if frame_range else 1),
             bake_anim_simplify_factor=0.0,
@@ -308,8 +339,8 @@ def _write_fbx(
                 t2 = time.perf_counter()
                 export_fbx(tmp, frame_range)
                 seconds["blender_export"] = time.perf_counter() - t2
-                if reader is not None:
-                    reader.request(tmp, times)  # ufbx reads while the edits are undone
+                if reader is not None:  # ufbx reads while the edits are undone
+                    reader.request(tmp, times, unit_meters=unit_meters(scene))
             finally:
                 if bone_edits is not None:
                     fbx_bones.restore(bone_edits)
@@ -329,7 +360,7 @@ def _write_fbx(
         raise checked["failed"]
     t4 = time.perf_counter()
     read = checked.get("read")
-    error = compare(read, series.keys, world[keep], skip) if read is not None else None
+    error = compare(read, series.keys, world[keep], skip, turns_of(series.keys)) if read is not None else None
     seconds["check"] += time.perf_counter() - t4
     labels = [node_label(*series.keys[i]) for i in split]
     pole_labels = [node_label(*series.keys[i]) for i in pole]

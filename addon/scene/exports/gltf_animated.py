@@ -36,9 +36,13 @@ def export_gltf_frames(
     seconds, objects' rest transforms at the current frame). ``animation_mode``: the
     exporter's ``SCENE`` (the timeline as one animation), or ``ACTIONS``,
     ``ACTIVE_ACTIONS``, ``NLA_TRACKS`` (an animation per action or track, each sampled
-    over its own frames limited to ``frame_range``). The scene's range and frame are
-    restored."""
-    with timeline_range(bpy.context.scene, frame_range):
+    over its own frames limited to ``frame_range``). In ``SCENE`` mode a range of one
+    frame gives no animation (the exporter leaves out one-key channels): the file is
+    that frame's pose. The scene's range and frame are restored."""
+    scene = bpy.context.scene
+    with timeline_range(scene, frame_range):
+        if frame_range.start == frame_range.end and animation_mode == "SCENE":
+            scene.frame_set(frame_range.start)  # the static pose the exporter writes is the frame it is on
         run_exporter(
             "glTF",
             bpy.ops.export_scene.gltf,
@@ -159,6 +163,8 @@ def write_gltf_frames(
         mids = (np.asarray(frames[:-1], dtype=np.float64) + np.asarray(frames[1:])) / 2.0
         world = read_subframes(scene, mids)
         conversion = gltf_conversion(y_up)
-        half = animated_error(Gltf.load(out), done.keys, world, mids / fps, conversion, done.skip)
+        half = animated_error(
+            Gltf.load(out), done.keys, world, mids / fps, conversion, done.skip, None, done.unconverted, done.parents
+        )
         seconds["half_frames"] = time.perf_counter() - t0
     return AnimatedResult(done.error, frames, done.helpers, half, not_checked, seconds, done.animations)

@@ -22,14 +22,21 @@ wrote it, and the result says so by name.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ...model.errors import ExportError
-from ...model.exports.animated_gltf import CHECK_TOLERANCE, FrameError, add_animated_helpers, animated_error
+from ...model.exports.animated_gltf import (
+    CHECK_TOLERANCE,
+    FrameError,
+    add_animated_helpers,
+    animated_error,
+    within_tolerance,
+)
 from ...model.exports.gltf_animation import key_times
 from ...model.exports.gltf_file import Gltf
+from ...model.exports.gltf_prune import remove_unused
 from ...model.exports.gltf_takes import add_take_helpers, take_errors, worst
 from ...model.thresholds import DEFAULT, Thresholds
 from ..frames import read_frames
@@ -104,20 +111,22 @@ class HookResult(NamedTuple):
     keys: list = []  #: the scene's nodes as read (``(object, bone)``)
     skip: frozenset = frozenset()  #: scene node indices not compared as nodes
     animations: dict = {}  #: per-animation modes: animation name -> its FrameError
+    unconverted: frozenset = frozenset()  #: cameras and lights (:func:`unconverted_objects`)
+    parents: Any = None  #: (N,) the scene nodes' parents, -1: none (how file nodes are matched)
 
     def message(self) -> str:
         if not self.corrected:
             return f"Keep shear exactly: file left as Blender wrote it ({self.why})"
         err = self.error
         assert err is not None
-        verdict = "exact" if err.relative <= CHECK_TOLERANCE else "NOT exact"
+        verdict = "exact" if within_tolerance(err.relative) else "NOT exact"
         text = (
             f"Keep shear exactly: {len(self.helpers)} helper node(s); read back at {len(self.frames)} frame(s), "
             f"relative error {err.relative:.2e} ({verdict}, tolerance {CHECK_TOLERANCE:g})"
         )
         if self.animations:
             each = ", ".join(
-                f"'{name}' {e.relative:.2e}{'' if e.relative <= CHECK_TOLERANCE else ' NOT exact'}"
+                f"'{name}' {e.relative:.2e}{'' if within_tolerance(e.relative) else ' NOT exact'}"
                 for name, e in self.animations.items()
             )
             text += f"; each animation alone: {each}"
@@ -162,16 +171,23 @@ def keep_shear_in_file(
     series = read_frames(scene, [int(f) for f in frames])
     conversion = gltf_conversion(settings.y_up)
     skip = _skipped(scene, series.keys, settings)
+    match = {"unconverted": unconverted_objects(scene), "parents": series.parents}
     try:
         helpers = add_animated_helpers(
-            gltf, series.keys, series.world, times, conversion, skip=skip, thresholds=thresholds
+            gltf, series.keys, series.world, times, conversion, skip=skip, thresholds=thresholds, **match
         )
     except ExportError as exc:
         return HookResult(False, str(exc), [], None, [])
     error = _write_checked(
-        gltf, path, lambda done: animated_error(done, series.keys, series.world, times, conversion, skip)
+        gltf, path, lambda done: animated_error(done, series.keys, series.world, times, conversion, skip, **match)
     )
-    return HookResult(True, "", helpers, error, [int(f) for f in frames], series.keys, frozenset(skip))
+    return HookResult(True, "", helpers, error, [int(f) for f in frames], series.keys, frozenset(skip), **match)
+
+
+def unconverted_objects(scene) -> frozenset[str]:
+    """The objects whose glTF node the exporter does not convert like the others'
+    (:func:`...model.exports.animated_gltf.node_frames`): cameras and lights."""
+    return frozenset(obj.name for obj in scene.objects if obj.type in ("CAMERA", "LIGHT"))
 
 
 def _skipped(scene, keys, settings: HookSettings) -> set[int]:
@@ -194,24 +210,27 @@ def _per_animation(scene, gltf: Gltf, settings: HookSettings, fps: float, thresh
     keys = static.keys
     conversion = gltf_conversion(settings.y_up)
     skip = _skipped(scene, keys, settings)
+    match = {"unconverted": unconverted_objects(scene), "parents": static.parents}
     if settings.rest_position_armature:  # joints of an armature a take does not animate: in rest position
         takes = [
             take._replace(held=frozenset(i for i, (obj, bone) in enumerate(keys) if bone and obj not in take.objects))
             for take in takes
         ]
     try:
-        helpers = add_take_helpers(gltf, keys, static.world[0], takes, conversion, skip=skip, thresholds=thresholds)
+        helpers = add_take_helpers(
+            gltf, keys, static.world[0], takes, conversion, skip=skip, thresholds=thresholds, **match
+        )
     except ExportError as exc:
         return HookResult(False, str(exc), [], None, [])
     errors: dict = {}
 
     def check(done: Gltf) -> FrameError | None:
-        errors.update(take_errors(done, keys, takes, conversion, skip))
+        errors.update(take_errors(done, keys, takes, conversion, skip, **match))
         return worst(errors)
 
     error = _write_checked(gltf, settings.filepath, check)
     frames = sorted({int(round(float(t) * fps)) for take in takes for t in take.times})
-    return HookResult(True, "", helpers, error, frames, keys, frozenset(skip), errors)
+    return HookResult(True, "", helpers, error, frames, keys, frozenset(skip), errors, **match)
 
 
 def _evaluate(scene, gltf: Gltf, settings: HookSettings, frame: int):
@@ -227,7 +246,8 @@ def _evaluate(scene, gltf: Gltf, settings: HookSettings, frame: int):
 
 
 def _write_checked(gltf: Gltf, path: str, check):
-    """``gltf`` written beside the exporter's file, ``check(read back)`` run on it, then
+    """``gltf`` written beside the exporter's file (its unused parts removed:
+    :func:`...model.exports.gltf_prune.remove_unused`), ``check(read back)`` run on it, then
     renamed over the original; returns what ``check`` returned. A separate .bin (.gltf
     separate) is renamed first: the correction only appends to the buffer, so the old
     .gltf still reads the new .bin if the second rename never happens."""
@@ -236,6 +256,7 @@ def _write_checked(gltf: Gltf, path: str, check):
     bin_path = os.path.join(os.path.dirname(path), separate) if separate else None
     tmp_bin = bin_path + ".partial" if bin_path else None
     try:
+        remove_unused(gltf)  # the samplers of the channels the helpers replaced, and what only they held
         gltf.save(tmp, tmp_bin)
         result = check(Gltf.load(tmp, tmp_bin))
         if bin_path and tmp_bin:
