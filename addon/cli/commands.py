@@ -204,6 +204,9 @@ def cmd_export(args) -> int:
         raise UsageError(f"--csv is for --target accumulated (the {args.target} file itself holds the transforms)")
     if args.z_up and args.target != "gltf":
         raise UsageError(f"--z-up is for --target gltf (the {args.target} export has no such choice)")
+    if args.all_influences and args.target != "gltf":
+        why = "its clusters hold every influence" if args.target == "fbx" else "it holds no meshes"
+        raise UsageError(f"--all-influences is for --target gltf (the {args.target} file: {why})")
     if args.no_pole_helpers and args.target != "fbx":
         raise UsageError(f"--no-pole-helpers is for --target fbx (the {args.target} file holds no Euler angles)")
     if args.animation is not None and (args.target != "gltf" or args.frames is None):

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..model.exports.accumulated_frames import accumulated_frames_csv, accumulated_frames_document
 from ..model.exports.animated_gltf import CHECK_TOLERANCE, within_tolerance, worst_label
+from ..model.exports.skinned_check import VERTEX_TOLERANCE, SkinCheck
 from ..model.outputs import json_text, write_all
 from ..model.thresholds import Thresholds
 from ..scene.exports.fbx_export import POLE_BUDGET, write_fbx
@@ -30,6 +31,47 @@ def check_result(relative: float, what: str) -> int:
     return EXIT_OK
 
 
+#: At most this many skinned meshes over the tolerance are named one per line.
+LISTED_MESHES = 10
+
+
+def skin_verdict(skins: SkinCheck | None, why: str, frames: int, what: str) -> int:
+    """Print what the skinned meshes' vertices read back show; EXIT_THRESHOLD (one line
+    on stderr) when a mesh is off by more than :data:`VERTEX_TOLERANCE` of its size
+    (non-finite values included), naming it and its worst vertex."""
+    if skins is None:
+        if why:
+            print(f"skinned vertices not checked: {why}")
+        return EXIT_OK
+    for name, reason in skins.not_checked:
+        print(f"not checked by its vertices: '{name}' ({reason})")
+    worst = skins.worst()
+    if worst is None:
+        return EXIT_OK
+    print(
+        f"skinned vertices read back as an engine skins them ({len(skins.meshes)} mesh(es), {frames} frame(s)): "
+        f"worst '{worst.name}' vertex {worst.vertex} at frame {worst.frame}, {worst.distance:.2e} units "
+        f"({worst.relative:.1e} of its size {worst.size:.3g})"
+    )
+    over = sorted(
+        (e for e in skins.meshes.values() if not e.exact), key=lambda e: -np.nan_to_num(e.relative, nan=np.inf)
+    )
+    for e in over[:LISTED_MESHES]:
+        print(
+            f"over the tolerance ({VERTEX_TOLERANCE:g} of its size): '{e.name}' vertex {e.vertex} at frame {e.frame}, "
+            f"{e.distance:.2e} units ({e.relative:.1e})" + (f": {e.cause}" if e.cause else "")
+        )
+    if len(over) > LISTED_MESHES:
+        print(f"... and {len(over) - LISTED_MESHES} more skinned mesh(es) over the tolerance")
+    if over:
+        say(
+            f"{what}: {len(over)} skinned mesh(es) off by more than {VERTEX_TOLERANCE:g} of their size "
+            f"(worst '{over[0].name}' vertex {over[0].vertex}, {over[0].relative:.1e})"
+        )
+        return EXIT_THRESHOLD
+    return EXIT_OK
+
+
 def export_frames(scene, args, thresholds: Thresholds) -> int:
     """``export --target gltf`` (static without ``--frames``) and ``--target accumulated
     --frames``."""
@@ -38,7 +80,13 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
         mode = ANIMATION_MODES[getattr(args, "animation", None) or "scene"]
         with signals_deferred(), console.quiet():  # a Ctrl-C inside the exporter would read as its failure
             result = write_gltf_frames(
-                scene, args.out, frame_range, y_up=not args.z_up, thresholds=thresholds, animation_mode=mode
+                scene,
+                args.out,
+                frame_range,
+                y_up=not args.z_up,
+                thresholds=thresholds,
+                animation_mode=mode,
+                all_influences=getattr(args, "all_influences", False),
             )
         err = result.error
         worst = worst_label(err.per_node)
@@ -68,8 +116,9 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
             )
         for name, why in result.not_checked:
             print(f"not checked as a node: '{name}' ({why})")
+        skins = skin_verdict(result.skins, result.skins_why, len(result.frames), args.out)
         args.summary = f"{len(result.frames)} frame(s), {len(result.helpers)} helper(s), read back {err.relative:.1e}"
-        return check_result(err.relative, args.out)
+        return max(check_result(err.relative, args.out), skins)
     if args.target == "fbx":
         return _fbx(scene, args, frame_range, thresholds)
     assert frame_range is not None
@@ -116,5 +165,6 @@ def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
         f"read back with ufbx ({err.checked} nodes, {len(result.frames)} frame(s)): relative error "
         f"{err.relative:.2e} (max {err.absolute:.2e} units, worst '{worst}')"
     )
+    skins = skin_verdict(result.skins, "", len(result.frames), args.out)
     args.summary += f", read back {err.relative:.1e}"
-    return check_result(err.relative, args.out)
+    return max(check_result(err.relative, args.out), skins)

@@ -45,6 +45,7 @@ from ...model.exports.animated_gltf import CHECK_TOLERANCE, needs_split, parent_
 from ...model.exports.animated_split import continuous_split
 from ...model.exports.euler_pole import CAMERA_TURN, FBX_GLOBAL, LIGHT_TURN, pole_turns, turned
 from ...model.exports.fbx_check import FbxError, compare, fbx_unit_meters, prepare_next, start_reader
+from ...model.exports.skinned_check import SkinCheck
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with
@@ -64,6 +65,7 @@ from ..edits.editing import (
 from ..frames import read_frames, timeline_range
 from . import fbx_bones
 from .gltf_hook import THROUGH_JOINTS, engine_ignored
+from .skinned import EvaluatedVertices, check_fbx, deformed_meshes
 
 
 class FbxResult(NamedTuple):
@@ -74,6 +76,7 @@ class FbxResult(NamedTuple):
     not_corrected: list  #: (label, why) nodes whose local shear the file drops
     not_checked: list  #: (name, why): meshes checked through their joints, collection instances not corrected
     seconds: dict
+    skins: SkinCheck | None = None  #: the skinned meshes' vertices as the file's clusters place them
 
 
 class _Edit(NamedTuple):
@@ -280,7 +283,8 @@ def _write_fbx(
         frames_read = sorted({*frames, scene.frame_current})
     else:
         frames_read = frames
-    series = read_frames(scene, frames_read)
+    vertices = EvaluatedVertices(deformed_meshes(scene), len(frames_read))
+    series = read_frames(scene, frames_read, each_frame=vertices.read if vertices.objects else None)
     keep = [frames_read.index(f) for f in frames]
     world = series.world
     parent_world, inverse, _singular = parent_inverses(world, series.parents)
@@ -340,7 +344,7 @@ def _write_fbx(
                 export_fbx(tmp, frame_range)
                 seconds["blender_export"] = time.perf_counter() - t2
                 if reader is not None:  # ufbx reads while the edits are undone
-                    reader.request(tmp, times, unit_meters=unit_meters(scene))
+                    reader.request(tmp, times, skinned=list(vertices.objects), unit_meters=unit_meters(scene))
             finally:
                 if bone_edits is not None:
                     fbx_bones.restore(bone_edits)
@@ -361,12 +365,13 @@ def _write_fbx(
     t4 = time.perf_counter()
     read = checked.get("read")
     error = compare(read, series.keys, world[keep], skip, turns_of(series.keys)) if read is not None else None
+    skins = check_fbx(read.skinned, vertices, frames, keep) if read is not None else None
     seconds["check"] += time.perf_counter() - t4
     labels = [node_label(*series.keys[i]) for i in split]
     pole_labels = [node_label(*series.keys[i]) for i in pole]
-    deformed = sorted({series.keys[i][0] for i in skip})
+    deformed = sorted({series.keys[i][0] for i in skip} - set(skins.meshes if skins is not None else ()))
     not_checked += [(name, THROUGH_JOINTS) for name in deformed]
-    return FbxResult(error, frames, labels, pole_labels, not_corrected, not_checked, seconds)
+    return FbxResult(error, frames, labels, pole_labels, not_corrected, not_checked, seconds, skins)
 
 
 def _object_readers(scene, split: set[str]) -> list[tuple[str, str]]:

@@ -38,19 +38,25 @@ from ...model.exports.gltf_animation import key_times
 from ...model.exports.gltf_file import Gltf
 from ...model.exports.gltf_prune import remove_unused
 from ...model.exports.gltf_takes import add_take_helpers, take_errors, worst
+from ...model.exports.skinned_check import SkinCheck
 from ...model.thresholds import DEFAULT, Thresholds
 from ..frames import read_frames
 from ..gltf_export import gltf_conversion
 from .gltf_modes import PER_ANIMATION, AnimationState, evaluate_takes, saved_animation
+from .skinned import EvaluatedVertices, check_gltf, deformed_meshes
 
-#: Why a mesh deformed by an armature is not compared as a node (its vertices follow the joints).
+#: Why a mesh deformed by an armature is not compared as a node (its vertices follow the
+#: joints; they are compared themselves where the check can: :mod:`.skinned`).
 THROUGH_JOINTS = "deformed by an armature: checked through its joints"
+#: Why the objects a collection instance instances are not compared (the instancer's
+#: own node is).
+INSTANCED = "a collection instance: its node is checked, the objects it instances are written as they are"
 
 
 def engine_ignored(scene) -> tuple[set[str], list[tuple[str, str]]]:
     """Objects whose node matrix engines ignore (meshes deformed by an armature: their
-    vertices follow the joints), and collection instances the check cannot map, as
-    ``(names, [(name, why)])``."""
+    vertices follow the joints), and collection instances whose instanced objects the
+    check cannot map, as ``(names, [(name, why)])``."""
     skinned = set()
     listed = []
     for obj in scene.objects:
@@ -59,7 +65,7 @@ def engine_ignored(scene) -> tuple[set[str], list[tuple[str, str]]]:
         if deformed:
             skinned.add(obj.name)
         if obj.instance_type == "COLLECTION" and obj.instance_collection is not None:
-            listed.append((obj.name, "collection instance: its instanced objects are not corrected"))
+            listed.append((obj.name, INSTANCED))
     return skinned, listed
 
 
@@ -113,6 +119,8 @@ class HookResult(NamedTuple):
     animations: dict = {}  #: per-animation modes: animation name -> its FrameError
     unconverted: frozenset = frozenset()  #: cameras and lights (:func:`unconverted_objects`)
     parents: Any = None  #: (N,) the scene nodes' parents, -1: none (how file nodes are matched)
+    skins: SkinCheck | None = None  #: the skinned meshes' vertices (None: not checked, ``skins_why``)
+    skins_why: str = ""
 
     def message(self) -> str:
         if not self.corrected:
@@ -168,7 +176,10 @@ def keep_shear_in_file(
     else:
         frames = np.array([scene.frame_current], dtype=np.int64)
         times = frames / fps
-    series = read_frames(scene, [int(f) for f in frames])
+    rest_pose = settings.rest_position_armature and not settings.animations
+    vertices = EvaluatedVertices([] if rest_pose else deformed_meshes(scene), len(frames))
+    vertices.read_static(scene, scene.frame_current if settings.static_frame is None else settings.static_frame)
+    series = read_frames(scene, [int(f) for f in frames], each_frame=vertices.read if vertices.objects else None)
     conversion = gltf_conversion(settings.y_up)
     skip = _skipped(scene, series.keys, settings)
     match = {"unconverted": unconverted_objects(scene), "parents": series.parents}
@@ -178,10 +189,25 @@ def keep_shear_in_file(
         )
     except ExportError as exc:
         return HookResult(False, str(exc), [], None, [])
-    error = _write_checked(
-        gltf, path, lambda done: animated_error(done, series.keys, series.world, times, conversion, skip, **match)
+    skins: dict = {}
+
+    def check(done: Gltf) -> FrameError:
+        skins["check"] = check_gltf(done, vertices, frames, times, conversion)
+        return animated_error(done, series.keys, series.world, times, conversion, skip, **match)
+
+    error = _write_checked(gltf, path, check)
+    return HookResult(
+        True,
+        "",
+        helpers,
+        error,
+        [int(f) for f in frames],
+        series.keys,
+        frozenset(skip),
+        **match,
+        skins=skins["check"],
+        skins_why="the file holds the armatures' rest pose" if rest_pose else "",
     )
-    return HookResult(True, "", helpers, error, [int(f) for f in frames], series.keys, frozenset(skip), **match)
 
 
 def unconverted_objects(scene) -> frozenset[str]:
@@ -230,7 +256,18 @@ def _per_animation(scene, gltf: Gltf, settings: HookSettings, fps: float, thresh
 
     error = _write_checked(gltf, settings.filepath, check)
     frames = sorted({int(round(float(t) * fps)) for take in takes for t in take.times})
-    return HookResult(True, "", helpers, error, frames, keys, frozenset(skip), errors, **match)
+    return HookResult(
+        True,
+        "",
+        helpers,
+        error,
+        frames,
+        keys,
+        frozenset(skip),
+        errors,
+        **match,
+        skins_why="each animation played alone is checked by its joints only",
+    )
 
 
 def _evaluate(scene, gltf: Gltf, settings: HookSettings, frame: int):
