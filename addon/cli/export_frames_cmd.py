@@ -165,6 +165,13 @@ def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
         f"read back with ufbx ({err.checked} nodes, {len(result.frames)} frame(s)): relative error "
         f"{err.relative:.2e} (max {err.absolute:.2e} units, worst '{worst}')"
     )
+    if result.plain is not None:
+        print(
+            f"Blender's plain export of the scene read back the same way (this file missed the tolerance): "
+            f"relative error {result.plain.relative:.2e} (max {result.plain.absolute:.2e} units)"
+        )
+    for label, (ours, theirs) in list(result.worse_than_plain.items())[:LISTED_MESHES]:
+        print(f"worse than Blender's plain export: '{label}' {ours:.2e} units off, plain {theirs:.2e}")
     skins = skin_verdict(result.skins, "", len(result.frames), args.out)
     args.summary += f", read back {err.relative:.1e}"
     return max(check_result(err.relative, args.out), skins)

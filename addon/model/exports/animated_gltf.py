@@ -37,6 +37,11 @@ SPLIT_TOLERANCE = 1e-6
 CHECK_TOLERANCE = 1e-5
 
 
+def check_scale(world: np.ndarray) -> float:
+    """The scale the read-back divides by: max(1, the largest entry of ``world``)."""
+    return max(1.0, float(np.abs(world).max())) if np.size(world) else 1.0
+
+
 def within_tolerance(relative: float, tolerance: float = CHECK_TOLERANCE) -> bool:
     """Whether a read-back's relative error passes: at most ``tolerance``; NaN and
     infinity never pass (a file or scene holding non-finite values is not exact)."""
@@ -105,7 +110,13 @@ def locals_in_file(target: np.ndarray, fp: np.ndarray, file_nodes: np.ndarray, k
     return inverse @ target[:, file_nodes], parent_world
 
 
-def needs_split(local: np.ndarray, parent_world: np.ndarray, thresholds: Thresholds = DEFAULT) -> np.ndarray:
+def needs_split(
+    local: np.ndarray,
+    parent_world: np.ndarray,
+    thresholds: Thresholds = DEFAULT,
+    extent: np.ndarray | None = None,
+    scale: float = 1.0,
+) -> np.ndarray:
     """``(M,)`` which of the local matrices ``(T, M, 4, 4)`` (children of
     ``parent_world (T, M, 4, 4)``) need two TRS: shear that is really there at some
     frame (above :data:`..thresholds.LOCAL_SHEAR_FLOOR_DEG` and the float32 noise that
@@ -113,6 +124,12 @@ def needs_split(local: np.ndarray, parent_world: np.ndarray, thresholds: Thresho
     the threshold or costing more than :data:`SPLIT_TOLERANCE` relative if dropped.
     Float32 noise in deep, strongly scaled chains is left alone: splitting it adds
     nodes and, in exporters that recompose locals in float32 (FBX), error.
+
+    With ``extent (T, M)`` (:func:`subtree_extent` of each node) only the nodes whose
+    shear, dropped, moves the node or something below it by more than
+    :data:`DROP_BUDGET` of ``scale`` (the check's: max(1, the largest world entry)) at
+    some frame: a helper that keeps shear nothing shows is no gain, and in an FBX
+    export-ready copy it can cost (an IK chain through it is solved again there).
 
     The rule runs only on the nodes whose columns lean by more than half the floor at
     some frame (the angles between the columns are the decomposition's shear angles,
@@ -124,6 +141,10 @@ def needs_split(local: np.ndarray, parent_world: np.ndarray, thresholds: Thresho
     leaning = np.flatnonzero(np.abs(core.shear_angles(local)).max(axis=(0, -1)) > LOCAL_SHEAR_FLOOR_DEG / 2)
     if len(leaning):
         out[leaning] = split_rule(local[:, leaning], parent_world[:, leaning], thresholds)
+    if extent is not None and out.any():
+        chosen = np.flatnonzero(out)
+        moved = shear_moves(local[:, chosen], parent_world[:, chosen], extent[:, chosen])
+        out[chosen] = ~(moved <= DROP_BUDGET * scale)  # NaN (non-finite input): kept, the check reports it
     return out
 
 
@@ -143,6 +164,46 @@ def split_rule(local: np.ndarray, parent_world: np.ndarray, thresholds: Threshol
     lossy = trs_error(local[:, real], core.TRS(d.translation[:, real], d.rotation[:, real], d.scale[:, real]))
     out[real] = (lossy > SPLIT_TOLERANCE) | (shear[:, real].max(axis=0) > thresholds.shear_deg)
     return out
+
+
+#: The share of the check's scale (max(1, the largest world entry)) the shear a node
+#: keeps may move it or anything below it before it gets a helper: half the tolerance,
+#: the rest left to float32 storage (as the Euler pole budget).
+DROP_BUDGET = CHECK_TOLERANCE / 2
+
+
+def subtree_extent(world: np.ndarray, parents) -> np.ndarray:
+    """``(T, N)``: the largest absolute entry of the world matrices ``world (T, N, 4,
+    4)`` of each node and of everything below it (``parents (N,)``, -1: root), one
+    numpy step per depth level."""
+    world = np.asarray(world)
+    out = np.abs(world).max(axis=(-2, -1)) if world.size else np.zeros(world.shape[:2])
+    parents = np.asarray(parents, dtype=np.int64)
+    if not len(parents):
+        return out
+    depth = core.Hierarchy(parents).depth
+    for d in range(int(depth.max()), 0, -1):
+        level = np.flatnonzero(depth == d)
+        np.maximum.at(out.T, parents[level], out.T[level])
+    return out
+
+
+def shear_moves(local: np.ndarray, parent_world: np.ndarray, extent: np.ndarray) -> np.ndarray:
+    """``(M,)`` a bound, over the frames, on how far (largest matrix-entry change, scene
+    units) replacing each of ``local (T, M, 4, 4)`` by its TRS (its shear dropped)
+    moves the node or anything below it: the change of a world matrix ``W`` below is
+    ``E @ W`` with ``E = P (TRS - L) (P L)^-1``, at most the largest absolute row sum of
+    ``E`` times ``extent (T, M)`` (:func:`subtree_extent`). A node whose world has no
+    inverse gets infinity (it cannot be told to move nothing)."""
+    d = core.decompose(local)
+    dropped = core.TRS(d.translation, d.rotation, d.scale).to_matrix()
+    world = parent_world @ local
+    inverse, singular = core.affine_inverse(world)
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = parent_world @ (dropped - local) @ inverse
+        bound = np.abs(e).sum(axis=-1).max(axis=-1) * extent  # (T, M)
+    bound = np.where(singular, np.inf, bound)
+    return bound.max(axis=0)
 
 
 def add_animated_helpers(
@@ -180,7 +241,8 @@ def add_animated_helpers(
         [keys[i] for i in scene_nodes], world[:, scene_nodes], conversion, unconverted
     )
     local, parent_world = locals_in_file(target, fp, file_nodes, [keys[int(i)] for i in scene_nodes])
-    split = needs_split(local, parent_world, thresholds)
+    extent = subtree_extent(target, parents)[:, file_nodes]
+    split = needs_split(local, parent_world, thresholds, extent, check_scale(world[:, scene_nodes]))
     if not split.any():
         return []
     chosen = np.flatnonzero(split)

@@ -24,7 +24,15 @@ import numpy as np
 
 from ..nodes import node_label
 from ..thresholds import DEFAULT, Thresholds
-from .animated_gltf import FrameError, animated_error, expected_worlds, locals_in_file, needs_split
+from .animated_gltf import (
+    FrameError,
+    animated_error,
+    check_scale,
+    expected_worlds,
+    locals_in_file,
+    needs_split,
+    subtree_extent,
+)
 from .animated_split import continuous_split
 from .gltf_animation import add_channels, animated_nodes, append_accessor, drop_channels, world_matrices_at
 from .gltf_check import node_index
@@ -47,7 +55,8 @@ def _locals(
 ):
     """Local matrices ``(T, M, 4, 4)`` the file's nodes ``file_nodes`` must have for
     their scene nodes to land on ``world`` (parents that are no scene node: as the file
-    places them in ``animation``, or statically for None), and their parents' worlds."""
+    places them in ``animation``, or statically for None), their parents' worlds, and
+    their :func:`.animated_gltf.subtree_extent` ``(T, M)``."""
     parents = gltf.parents()
     fp = parents[file_nodes]
     t_count = len(world)
@@ -60,7 +69,8 @@ def _locals(
     target[:, file_nodes] = expected_worlds(
         [keys[i] for i in scene_nodes], world[:, scene_nodes], conversion, unconverted
     )
-    return locals_in_file(target, fp, file_nodes, [keys[int(i)] for i in scene_nodes])
+    local, parent_world = locals_in_file(target, fp, file_nodes, [keys[int(i)] for i in scene_nodes])
+    return local, parent_world, subtree_extent(target, parents)[:, file_nodes]
 
 
 def add_take_helpers(
@@ -86,16 +96,17 @@ def add_take_helpers(
         return []
     scene_nodes = np.fromiter(index.keys(), dtype=np.int64)
     file_nodes = np.fromiter(index.values(), dtype=np.int64)
-    static_local, static_parent = _locals(
+    static_local, static_parent, extent = _locals(
         gltf, keys, static[None], [0.0], None, conversion, scene_nodes, file_nodes, unconverted
     )
-    split = needs_split(static_local, static_parent, thresholds)
+    scale = check_scale(static[scene_nodes])
+    split = needs_split(static_local, static_parent, thresholds, extent, scale)
     per_take = []
     for take in takes:
-        local, parent_world = _locals(
+        local, parent_world, extent = _locals(
             gltf, keys, take.world, take.times, take.animation, conversion, scene_nodes, file_nodes, unconverted
         )
-        split |= needs_split(local, parent_world, thresholds)
+        split |= needs_split(local, parent_world, thresholds, extent, check_scale(take.world[:, scene_nodes]))
         moving = np.isin(file_nodes, list(animated_nodes(gltf, take.animation)))
         per_take.append((take, local, moving))
     chosen = np.flatnonzero(split)

@@ -33,6 +33,7 @@ instances are written by Blender's exporter as they are (``FbxResult.not_checked
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any, NamedTuple
 
@@ -41,10 +42,18 @@ import numpy as np
 
 from .... import core
 from ...model.errors import ExportError, InspectorError
-from ...model.exports.animated_gltf import CHECK_TOLERANCE, needs_split, parent_inverses
+from ...model.exports.animated_gltf import (
+    CHECK_TOLERANCE,
+    check_scale,
+    needs_split,
+    parent_inverses,
+    subtree_extent,
+    within_tolerance,
+)
 from ...model.exports.animated_split import continuous_split
 from ...model.exports.euler_pole import CAMERA_TURN, FBX_GLOBAL, LIGHT_TURN, pole_turns, turned
-from ...model.exports.fbx_check import FbxError, compare, fbx_unit_meters, prepare_next, start_reader
+from ...model.exports.fbx_check import FbxError, compare, fbx_unit_meters, prepare_next, read_fbx, start_reader
+from ...model.exports.plain_compare import helpers_to_drop, worse_nodes
 from ...model.exports.skinned_check import SkinCheck
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
@@ -77,6 +86,8 @@ class FbxResult(NamedTuple):
     not_checked: list  #: (name, why): meshes checked through their joints, collection instances not corrected
     seconds: dict
     skins: SkinCheck | None = None  #: the skinned meshes' vertices as the file's clusters place them
+    plain: FbxError | None = None  #: Blender's plain export read back (when the file missed the tolerance)
+    worse_than_plain: dict = {}  #: label -> (this file's error, the plain file's): nodes still worse
 
 
 class _Edit(NamedTuple):
@@ -289,10 +300,10 @@ def _write_fbx(
     world = series.world
     parent_world, inverse, _singular = parent_inverses(world, series.parents)
     local = (inverse @ world)[keep]
-    needs = needs_split(local, parent_world[keep], thresholds)
+    extent = subtree_extent(world[keep], series.parents)
+    needs = needs_split(local, parent_world[keep], thresholds, extent, check_scale(world[keep]))
     skinned, not_checked = engine_ignored(scene)
     split: list[int] = []
-    bones: dict[str, list[tuple[str, int]]] = {}
     not_corrected: list[tuple[str, str]] = []
     for i in np.flatnonzero(needs):
         obj_name, bone = series.keys[i]
@@ -303,7 +314,6 @@ def _write_fbx(
             if why:
                 not_corrected.append((label, why))
             else:
-                bones.setdefault(obj_name, []).append((bone, len(split)))
                 split.append(int(i))
         elif obj_name in skinned or (
             obj is not None and obj.parent_type in DEFORMING_PARENTS and obj.type in DEFORMABLE
@@ -315,14 +325,6 @@ def _write_fbx(
             not_corrected.append((label, "rigid body (the simulation places it): left as it is"))
         else:
             split.append(int(i))
-    for rig_name, rig_bones in bones.items():  # constraints that would read the copy's rebuilt bones
-        not_corrected += fbx_bones.constraint_readers(bpy.data.objects[rig_name], {b for b, _k in rig_bones})
-    not_corrected += _object_readers(scene, {series.keys[i][0] for i in split if not series.keys[i][1]})
-    outer, inner = continuous_split(local[:, split], small_inner=True)  # away from Euler gimbal lock
-    objects = [k for k, i in enumerate(split) if not series.keys[i][1]]
-    split_objects = [split[k] for k in objects]
-    before, after = _written_turns([bpy.data.objects[series.keys[i][0]] for i in split_objects])
-    outer_objects, inner_objects = turned(outer[:, objects], inner[:, objects], before, after)
     pole, pole_turn = (
         _off_pole(series, world[keep], local, needs, skinned) if pole_helpers else ([], np.zeros((0, 3, 3)))
     )
@@ -330,52 +332,151 @@ def _write_fbx(
 
     skip = {i for i, (obj, bone) in enumerate(series.keys) if not bone and obj in skinned}
     times = np.asarray(frames, dtype=np.float64) / series.fps
+    turns = turns_of(series.keys)
+    scale = check_scale(world[keep])
     checked: dict = {}
 
-    def write(tmp: str) -> None:
+    def attempt(tmp: str, plan: _Plan, reader) -> None:
+        """The copy made for ``plan``, exported to ``tmp`` and read back (into ``checked``)."""
         t1 = time.perf_counter()
-        edits = _apply(scene, series, frames, split_objects, outer_objects, inner_objects)
-        turns: list[_Turn] = []
+        edits = _apply(scene, series, frames, plan.objects, plan.outer_objects, plan.inner_objects)
+        turned_edits: list[_Turn] = []
         try:
-            turns = _turn(scene, [bpy.data.objects[series.keys[i][0]] for i in pole], pole_turn)
-            bone_edits = fbx_bones.apply(scene, bones, frames, outer, inner) if bones else None
+            turned_edits = _turn(scene, [bpy.data.objects[series.keys[i][0]] for i in pole], pole_turn)
+            bone_edits = fbx_bones.apply(scene, plan.bones, frames, plan.outer, plan.inner) if plan.bones else None
             try:
                 t2 = time.perf_counter()
                 export_fbx(tmp, frame_range)
-                seconds["blender_export"] = time.perf_counter() - t2
+                exported = time.perf_counter() - t2
+                seconds["blender_export"] = seconds.get("blender_export", 0.0) + exported
                 if reader is not None:  # ufbx reads while the edits are undone
                     reader.request(tmp, times, skinned=list(vertices.objects), unit_meters=unit_meters(scene))
             finally:
                 if bone_edits is not None:
                     fbx_bones.restore(bone_edits)
         finally:
-            _unturn(turns, update=not edits)  # _undo updates the view layer when it undoes anything
+            _unturn(turned_edits, update=not edits)  # _undo updates the view layer when it undoes anything
             _undo(edits)
         t3 = time.perf_counter()
-        seconds["edits"] = t3 - t1 - seconds["blender_export"]
+        seconds["edits"] = seconds.get("edits", 0.0) + t3 - t1 - exported
         try:  # a reader failure is raised once the file is written, as before
             checked["read"] = reader.result() if reader is not None else None
         except InspectorError as exc:
             checked["failed"] = exc
-        seconds["check"] = time.perf_counter() - t3
+        seconds["check"] = seconds.get("check", 0.0) + time.perf_counter() - t3
+
+    def write(tmp: str) -> None:
+        plan = _plan(series, local, split, not_corrected)
+        attempt(tmp, plan, reader)
+        checked["plan"] = plan
+        read = checked.get("read")
+        if read is None or not plan.split or "failed" in checked:
+            return
+        error = compare(read, series.keys, world[keep], skip, turns)
+        if within_tolerance(error.relative):
+            return
+        plain = _plain_error(tmp, frame_range, times, series.keys, world[keep], skip, turns)
+        checked["plain"] = plain
+        worse = worse_nodes(error.per_node, plain.per_node, CHECK_TOLERANCE * scale) if plain is not None else {}
+        index = {node_label(*key): i for i, key in enumerate(series.keys)}
+        drop = helpers_to_drop([index[w] for w in worse], plan.split, plan.readers, series.parents)
+        if not drop:
+            return
+        reason = worse_reason(worse)
+        kept = [i for i in plan.split if i not in drop]
+        again = _plan(series, local, kept, not_corrected + [(node_label(*series.keys[i]), reason) for i in drop])
+        second = start_reader()
+        try:
+            attempt(tmp, again, second)
+        finally:
+            if second is not None:
+                second.close()
+        checked["plan"] = again
 
     write_with(out, write)
     if "failed" in checked:
         raise checked["failed"]
     t4 = time.perf_counter()
-    read = checked.get("read")
-    error = compare(read, series.keys, world[keep], skip, turns_of(series.keys)) if read is not None else None
+    read, plan = checked.get("read"), checked["plan"]
+    error = compare(read, series.keys, world[keep], skip, turns) if read is not None else None
     skins = check_fbx(read.skinned, vertices, frames, keep) if read is not None else None
+    plain = checked.get("plain")
+    still = worse_nodes(error.per_node, plain.per_node, CHECK_TOLERANCE * scale) if plain and error is not None else {}
     seconds["check"] += time.perf_counter() - t4
-    labels = [node_label(*series.keys[i]) for i in split]
+    labels = [node_label(*series.keys[i]) for i in plan.split]
     pole_labels = [node_label(*series.keys[i]) for i in pole]
     deformed = sorted({series.keys[i][0] for i in skip} - set(skins.meshes if skins is not None else ()))
     not_checked += [(name, THROUGH_JOINTS) for name in deformed]
-    return FbxResult(error, frames, labels, pole_labels, not_corrected, not_checked, seconds, skins)
+    return FbxResult(error, frames, labels, pole_labels, plan.not_corrected, not_checked, seconds, skins, plain, still)
 
 
-def _object_readers(scene, split: set[str]) -> list[tuple[str, str]]:
-    """``(label, why)`` for the objects and bones whose constraints read an object of
+def worse_reason(worse: dict) -> str:
+    """Why a helper was left out: the node it made worse than Blender's plain export."""
+    label, (ours, theirs) = max(worse.items(), key=lambda item: np.nan_to_num(item[1][0], nan=np.inf))
+    return (
+        f"its helper put '{label}' {ours:.1e} units off where Blender's plain export is {theirs:.1e}: "
+        "written as Blender writes it"
+    )
+
+
+class _Plan(NamedTuple):
+    """What the export-ready copy changes: the nodes split (scene indices), the bones
+    per armature, the split's factors, the objects and their turned factors, the
+    constraint readers of the split nodes, and what is not corrected."""
+
+    split: list
+    bones: dict  #: armature name -> [(bone name, column of outer / inner)]
+    outer: Any
+    inner: Any
+    objects: list  #: scene indices of the split objects
+    outer_objects: Any
+    inner_objects: Any
+    readers: dict  #: split node -> scene indices of the nodes whose constraints read it or span it
+    not_corrected: list
+
+
+def _plan(series, local: np.ndarray, split: list[int], not_corrected: list) -> _Plan:
+    """The copy's edits for the nodes ``split`` (scene indices) of ``series``, whose
+    local matrices ``(T, N, 4, 4)`` at the exported frames are ``local``."""
+    keys = series.keys
+    index = {node_label(*key): i for i, key in enumerate(keys)}
+    bones: dict[str, list[tuple[str, int]]] = {}
+    for k, i in enumerate(split):
+        if keys[i][1]:
+            bones.setdefault(keys[i][0], []).append((keys[i][1], k))
+    listed = list(not_corrected)
+    readers: dict[int, list[int]] = {}
+    for rig_name, rig_bones in bones.items():  # constraints that would read the copy's rebuilt bones
+        for reader, bone, why in fbx_bones.reader_pairs(bpy.data.objects[rig_name], {b for b, _k in rig_bones}):
+            listed.append((node_label(rig_name, reader), why))
+            readers.setdefault(index[node_label(rig_name, bone)], []).append(index[node_label(rig_name, reader)])
+    for label, target, why in _object_readers(bpy.context.scene, {keys[i][0] for i in split if not keys[i][1]}):
+        listed.append((label, why))
+        if label in index:
+            readers.setdefault(index[target], []).append(index[label])
+    outer, inner = continuous_split(local[:, split], small_inner=True)  # away from Euler gimbal lock
+    columns = [k for k, i in enumerate(split) if not keys[i][1]]
+    objects = [split[k] for k in columns]
+    before, after = _written_turns([bpy.data.objects[keys[i][0]] for i in objects])
+    outer_objects, inner_objects = turned(outer[:, columns], inner[:, columns], before, after)
+    return _Plan(list(split), bones, outer, inner, objects, outer_objects, inner_objects, readers, listed)
+
+
+def _plain_error(tmp: str, frame_range, times, keys, world, skip, turns) -> FbxError | None:
+    """Blender's plain export of the scene (beside ``tmp``, removed after), read back
+    and compared as the corrected file is; None without ufbx."""
+    plain = tmp + ".plain.fbx"
+    try:
+        export_fbx(plain, frame_range)
+        read = read_fbx(plain, times, unit_meters=unit_meters(bpy.context.scene))
+    finally:
+        if os.path.exists(plain):
+            os.remove(plain)
+    return None if read is None else compare(read, keys, world, skip, turns)
+
+
+def _object_readers(scene, split: set[str]) -> list[tuple[str, str, str]]:
+    """``(label, target, why)`` for the objects and bones whose constraints read an object ``target`` of
     ``split`` in a local space: in the export-ready copy that object hangs under a helper
     with another local matrix (the same world matrix, which world-space readers see)."""
     if not split:
@@ -391,9 +492,8 @@ def _object_readers(scene, split: set[str]) -> list[tuple[str, str]]:
                 if con.mute or target is None or target.name not in split or getattr(con, "subtarget", ""):
                     continue
                 if getattr(con, "target_space", "WORLD") in fbx_bones.LOCAL_SPACES:
-                    out.append(
-                        (label, f"constraint '{con.name}' reads '{target.name}' in local space, which gets a helper")
-                    )
+                    why = f"constraint '{con.name}' reads '{target.name}' in local space, which gets a helper"
+                    out.append((label, target.name, why))
                     break
     return out
 
