@@ -284,16 +284,19 @@ def animated_error(
     animation: int | None = None,
     unconverted: frozenset | set = frozenset(),
     parents: np.ndarray | None = None,
+    file_worlds: np.ndarray | None = None,
 ) -> FrameError:
     """The file composed as an engine does at ``times (T,)`` seconds (every animation's
     channels, or animation ``animation``'s alone) against Blender's ``world (T, N, 4,
     4)``; scene nodes in ``skip`` and nodes the file lacks are left out
-    (``unconverted``: :func:`node_frames`; ``parents``: :func:`.gltf_check.node_index`).
-    A non-finite difference is NaN in every field it enters."""
+    (``unconverted``: :func:`node_frames`; ``parents``: :func:`.gltf_check.node_index`;
+    ``file_worlds``: the file's node worlds at ``times`` when the caller has them,
+    :func:`.gltf_animation.world_matrices_at`). A non-finite difference is NaN in every
+    field it enters."""
     index = {i: j for i, j in node_index(gltf, keys, parents).items() if i not in skip}
     if not index:
         return FrameError(0.0, 0.0, {}, np.zeros(len(times)), 0)
-    got = world_matrices_at(gltf, times, animation)
+    got = world_matrices_at(gltf, times, animation) if file_worlds is None else file_worlds
     scene_nodes = np.fromiter(index.keys(), dtype=np.int64)
     file_nodes = np.fromiter(index.values(), dtype=np.int64)
     expected = expected_worlds([keys[i] for i in scene_nodes], world[:, scene_nodes], conversion, unconverted)

@@ -239,17 +239,7 @@ def skinned_vertices(
             deltas = np.stack([read_accessor(gltf, t["POSITION"]) for t in targets])  # (M, V, 3)
             pos = rest[None] + np.einsum("tm,mvi->tvi", weights_t[:, : len(targets)], deltas)
         joints, weights = influences(gltf, prim, sets)
-        out = np.zeros((len(mats), len(rest), 3))
-        step = max(1, _BATCH_BYTES // max(1, 96 * len(rest)))
-        for t0 in range(0, len(mats), step):
-            batch = slice(t0, t0 + step)
-            p = pos[batch]
-            for k in range(joints.shape[1]):
-                w = weights[:, k]
-                if not w.any():
-                    continue
-                m = mats[batch][:, joints[:, k]]  # (t, V, 3, 4)
-                out[batch] += w[None, :, None] * (np.einsum("tvij,tvj->tvi", m[..., :3], p) + m[..., 3])
+        out = _blend(mats, joints, weights, pos, morphed=pos.ndim == 3 and pos.strides[0] != 0)
         unweighted = ~weights.any(axis=1) if weights.size else np.ones(len(rest), dtype=bool)
         if unweighted.any():  # no influence: the glTF specification leaves them undefined; engines keep the mesh's
             node_world = worlds[:, node]
@@ -260,6 +250,38 @@ def skinned_vertices(
     if not placed:
         return np.zeros((len(mats), 0, 3)), np.zeros((0, 3))
     return np.concatenate(placed, axis=1), np.concatenate(rests, axis=0)
+
+
+def _blend(mats: np.ndarray, joints: np.ndarray, weights: np.ndarray, pos: np.ndarray, morphed: bool) -> np.ndarray:
+    """``sum_k w_k M_jk v`` for every vertex: ``mats (T, J, 3, 4)``, ``joints, weights
+    (V, K)``, positions ``pos (T, V, 3)`` (the same at every time unless ``morphed``).
+    The influences with a weight are grouped by joint (one matrix product per joint and
+    batch of frames), then summed per vertex in order: ``(T, V, 3)``."""
+    t_count, count = len(mats), weights.shape[0]
+    out = np.zeros((t_count, count, 3))
+    vertex, slot = np.nonzero(weights > 0)  # vertex-major: each vertex's influences together
+    if not len(vertex):
+        return out
+    joint, weight = joints[vertex, slot], weights[vertex, slot]
+    starts = np.flatnonzero(np.r_[True, vertex[1:] != vertex[:-1]])
+    by_joint = np.argsort(joint, kind="stable")
+    bounds = np.flatnonzero(np.r_[True, joint[by_joint][1:] != joint[by_joint][:-1], True])
+    step = max(1, _BATCH_BYTES // max(1, 24 * len(vertex)))
+    for t0 in range(0, t_count, step):
+        batch = slice(t0, t0 + step)
+        part = np.empty((len(mats[batch]), len(vertex), 3))
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+            rows = by_joint[a:b]
+            m = mats[batch, joint[rows[0]]]  # (t, 3, 4)
+            if morphed:
+                p = pos[batch][:, vertex[rows]]  # (t, n, 3)
+                part[:, rows] = np.einsum("tij,tnj->tni", m[..., :3], p) + m[:, None, :, 3]
+            else:
+                p = pos[0, vertex[rows]]  # (n, 3)
+                part[:, rows] = (m[..., :3] @ p.T).transpose(0, 2, 1) + m[:, None, :, 3]
+        part *= weight[None, :, None]
+        out[batch, vertex[starts]] = np.add.reduceat(part, starts, axis=1)
+    return out
 
 
 def skinned_nodes(gltf: Gltf) -> dict[str, int]:

@@ -34,7 +34,7 @@ from ...model.exports.animated_gltf import (
     animated_error,
     within_tolerance,
 )
-from ...model.exports.gltf_animation import key_times
+from ...model.exports.gltf_animation import key_times, world_matrices_at
 from ...model.exports.gltf_file import Gltf
 from ...model.exports.gltf_prune import remove_unused
 from ...model.exports.gltf_takes import add_take_helpers, take_errors, worst
@@ -192,8 +192,9 @@ def keep_shear_in_file(
     skins: dict = {}
 
     def check(done: Gltf) -> FrameError:
-        skins["check"] = check_gltf(done, vertices, frames, times, conversion)
-        return animated_error(done, series.keys, series.world, times, conversion, skip, **match)
+        worlds = world_matrices_at(done, times)  # the file's nodes as an engine composes them, once
+        skins["check"] = check_gltf(done, vertices, frames, times, conversion, file_worlds=worlds)
+        return animated_error(done, series.keys, series.world, times, conversion, skip, **match, file_worlds=worlds)
 
     error = _write_checked(gltf, path, check)
     return HookResult(

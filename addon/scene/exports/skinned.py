@@ -92,14 +92,23 @@ class EvaluatedVertices:
 
 
 def check_gltf(
-    gltf: Gltf, meshes: EvaluatedVertices, frames, times, conversion: np.ndarray, keep=slice(None)
+    gltf: Gltf,
+    meshes: EvaluatedVertices,
+    frames,
+    times,
+    conversion: np.ndarray,
+    keep=slice(None),
+    file_worlds: np.ndarray | None = None,
 ) -> SkinCheck:
     """Every deformed mesh of ``meshes`` the file skins, placed as an engine skins it
     at ``times (T,)`` and compared with Blender's at ``frames (T,)`` (``keep``: which of
     the read frames those are). A mesh with several influence sets is also measured
-    with the first alone (three.js): its error then names both."""
+    with the first alone (three.js): its error then names both. ``file_worlds``: the
+    file's node worlds at ``times`` when the caller has them."""
     nodes = skinned_nodes(gltf)
-    worlds = world_matrices_at(gltf, times)
+    if not any(name in nodes for name in meshes.objects):
+        return SkinCheck({}, [])
+    worlds = world_matrices_at(gltf, times) if file_worlds is None else file_worlds
     back = np.linalg.inv(np.asarray(conversion, dtype=np.float64))[:3, :3]
     out: dict = {}
     not_checked = []
