@@ -15,6 +15,7 @@ from ..model.outputs import json_text, write_all
 from ..model.thresholds import Thresholds
 from ..scene.exports.fbx_export import POLE_BUDGET, write_fbx
 from ..scene.exports.gltf_animated import write_gltf_frames
+from ..scene.exports.gltf_hook import INSTANCED
 from ..scene.frames import read_frames
 from . import console
 from .frames_cmd import scene_range
@@ -29,6 +30,16 @@ def check_result(relative: float, what: str) -> int:
         say(f"{what}: read back {relative:.2e} relative from Blender{why}, over the tolerance {CHECK_TOLERANCE:g}")
         return EXIT_THRESHOLD
     return EXIT_OK
+
+
+def print_not_checked(entries) -> None:
+    """One line per ``(name, why)`` the read-back left out: a node, or the objects a
+    collection instance instances (its own node is checked)."""
+    for name, why in entries:
+        if why == INSTANCED:
+            print(f"not checked: the objects '{name}' instances ({why})")
+        else:
+            print(f"not checked as a node: '{name}' ({why})")
 
 
 #: At most this many skinned meshes over the tolerance are named one per line.
@@ -114,8 +125,7 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
                 f"between frames (half frames: the engine's interpolation against Blender's subframes): "
                 f"relative {result.half_frame.relative:.2e}"
             )
-        for name, why in result.not_checked:
-            print(f"not checked as a node: '{name}' ({why})")
+        print_not_checked(result.not_checked)
         skins = skin_verdict(result.skins, result.skins_why, len(result.frames), args.out)
         args.summary = f"{len(result.frames)} frame(s), {len(result.helpers)} helper(s), read back {err.relative:.1e}"
         return max(check_result(err.relative, args.out), skins)
@@ -152,8 +162,7 @@ def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
         )
     for label, why in result.not_corrected:
         print(f"not corrected: '{label}' ({why})")
-    for name, why in result.not_checked:
-        print(f"not checked as a node: '{name}' ({why})")
+    print_not_checked(result.not_checked)
     err = result.error
     args.summary = f"{len(result.frames)} frame(s), {len(result.helpers)} helper(s)"
     if err is None:

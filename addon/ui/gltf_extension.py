@@ -84,6 +84,7 @@ class _LogProxy:
             )
             return
         exact = result.corrected and result.error is not None and within_tolerance(result.error.relative)
+        exact = exact and (result.skins is None or result.skins.exact)
         (self._log.info if exact else self._log.warning)(result.message(), popup=True)
 
     def __getattr__(self, name):

@@ -66,6 +66,20 @@ class SkinCheck(NamedTuple):
     def exact(self) -> bool:
         return all(e.exact for e in self.meshes.values())
 
+    def summary(self) -> str:
+        """One phrase for a report line: how many meshes, and the worst one when it is
+        over the tolerance ('' without meshes)."""
+        worst = self.worst()
+        if worst is None:
+            return ""
+        if self.exact:
+            return f"{len(self.meshes)} skinned mesh(es) exact (worst {worst.relative:.1e} of its size)"
+        cause = f": {worst.cause.split(';')[0]}" if worst.cause else ""
+        return (
+            f"skinned '{worst.name}' vertex {worst.vertex} at frame {worst.frame} off by {worst.relative:.1e} of "
+            f"its size (over {VERTEX_TOLERANCE:g}){cause}"
+        )
+
 
 def mesh_error(
     name: str, file_placed: np.ndarray, blender: np.ndarray, frames, candidates: np.ndarray | None = None

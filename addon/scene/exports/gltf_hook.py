@@ -49,8 +49,8 @@ from .skinned import EvaluatedVertices, check_gltf, deformed_meshes
 #: joints; they are compared themselves where the check can: :mod:`.skinned`).
 THROUGH_JOINTS = "deformed by an armature: checked through its joints"
 #: Why the objects a collection instance instances are not compared (the instancer's
-#: own node is).
-INSTANCED = "a collection instance: its node is checked, the objects it instances are written as they are"
+#: own node is): listed by the instancer's name.
+INSTANCED = "a collection instance: written as Blender's exporter writes them, neither corrected nor checked"
 
 
 def engine_ignored(scene) -> tuple[set[str], list[tuple[str, str]]]:
@@ -138,6 +138,8 @@ class HookResult(NamedTuple):
                 for name, e in self.animations.items()
             )
             text += f"; each animation alone: {each}"
+        if self.skins is not None and self.skins.summary():
+            text += f"; {self.skins.summary()}"
         return text
 
 
