@@ -112,13 +112,15 @@ def test_gltf_cameras_and_lights_exported_from_the_dialog_are_exact(empty_scene,
 def test_gltf_instanced_character_is_not_matched_to_its_copy(empty_scene, tmp_path, excluded):
     """A character instanced from its collection: the file holds the armature, its bones
     and its mesh twice (the instance's copy under 'Character'); the scene's armature was
-    matched to the copy, 3 units away. The instancer is checked as a node, and said to
-    be one; its instanced objects are the ones not checked."""
+    matched to the copy, 3 units away, and its skinned mesh to the copy's (3.3 of its
+    size). The instancer is checked as a node, and said to be one; its instanced
+    objects are the ones not checked."""
     user_scenes.instanced_character(empty_scene, excluded=excluded)
     result = gltf_animated.write_gltf_frames(empty_scene, str(tmp_path / "i.glb"), None)
     assert result.error.relative < 1e-6 and "Armature > Head" in result.error.per_node
     assert "Character" in result.error.per_node
     assert (("Character", gltf_hook.INSTANCED)) in result.not_checked
+    assert result.skins.meshes["Body"].exact  # skinned by the character's own skin, not the copy's
 
 
 def test_gltf_one_frame_range_is_that_frame(empty_scene, tmp_path):

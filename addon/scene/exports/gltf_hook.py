@@ -35,6 +35,7 @@ from ...model.exports.animated_gltf import (
     within_tolerance,
 )
 from ...model.exports.gltf_animation import key_times, world_matrices_at
+from ...model.exports.gltf_check import node_index
 from ...model.exports.gltf_file import Gltf
 from ...model.exports.gltf_prune import remove_unused
 from ...model.exports.gltf_takes import add_take_helpers, take_errors, worst
@@ -195,7 +196,9 @@ def keep_shear_in_file(
 
     def check(done: Gltf) -> FrameError:
         worlds = world_matrices_at(done, times)  # the file's nodes as an engine composes them, once
-        skins["check"] = check_gltf(done, vertices, frames, times, conversion, file_worlds=worlds)
+        index = node_index(done, series.keys, series.parents)
+        meshes = {series.keys[i][0]: j for i, j in index.items() if series.keys[i][0] in vertices.objects}
+        skins["check"] = check_gltf(done, vertices, frames, times, conversion, file_worlds=worlds, nodes=meshes)
         return animated_error(done, series.keys, series.world, times, conversion, skip, **match, file_worlds=worlds)
 
     error = _write_checked(gltf, path, check)

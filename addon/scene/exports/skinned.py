@@ -99,13 +99,20 @@ def check_gltf(
     conversion: np.ndarray,
     keep=slice(None),
     file_worlds: np.ndarray | None = None,
+    nodes: dict[str, int] | None = None,
 ) -> SkinCheck:
     """Every deformed mesh of ``meshes`` the file skins, placed as an engine skins it
     at ``times (T,)`` and compared with Blender's at ``frames (T,)`` (``keep``: which of
     the read frames those are). A mesh with several influence sets is also measured
     with the first alone (three.js): its error then names both. ``file_worlds``: the
-    file's node worlds at ``times`` when the caller has them."""
-    nodes = skinned_nodes(gltf)
+    file's node worlds at ``times`` when the caller has them; ``nodes``: mesh name ->
+    its file node as the nodes' check matched it (an instanced copy of the character
+    holds a mesh of the same name elsewhere; default: the first skinned node of that
+    name)."""
+    skinned = skinned_nodes(gltf)
+    if nodes is not None:
+        skinned = {name: k for name, k in nodes.items() if "skin" in gltf.nodes[k] and "mesh" in gltf.nodes[k]}
+    nodes = skinned
     if not any(name in nodes for name in meshes.objects):
         return SkinCheck({}, [])
     worlds = world_matrices_at(gltf, times) if file_worlds is None else file_worlds
