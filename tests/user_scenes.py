@@ -78,7 +78,10 @@ def instanced_character(scene, excluded: bool = True):
     coll = bpy.data.collections.new("Character")
     scene.collection.children.link(coll)
     specs = [("Hips", (0, 0, 0), (0, 0.05, 0.3), None, False)]
-    specs += [("Spine", (0, 0, 0.3), (0, 0.05, 0.6), "Hips", False), ("Head", (0, 0, 0.6), (0, 0.05, 0.9), "Spine", False)]
+    specs += [
+        ("Spine", (0, 0, 0.3), (0, 0.05, 0.6), "Hips", False),
+        ("Head", (0, 0, 0.6), (0, 0.05, 0.9), "Spine", False),
+    ]
     rig = _armature(scene, "Armature", specs, coll)
     for i, bone in enumerate(rig.pose.bones):
         bone.rotation_mode = "XYZ"
@@ -151,7 +154,7 @@ def six_weights(scene, frames: int = 24):
     groups = [body.vertex_groups.new(name=name) for name, *_rest in specs]
     centres = (np.arange(8) + 0.5) * 0.25
     for v in body.data.vertices:
-        w = np.exp(-(((v.co.z + 1.0) - centres) / 0.3) ** 2)
+        w = np.exp(-((((v.co.z + 1.0) - centres) / 0.3) ** 2))
         for k in np.argsort(-w)[:6]:
             groups[k].add([v.index], float(w[k]), "REPLACE")
     for frame, angle in ((1, 0.0), (frames // 2, 0.35), (frames, -0.2)):

@@ -182,3 +182,12 @@ def test_helpers_blamed_through_their_readers_first():
     assert helpers_to_drop([3], [1, 4], {1: [2]}, parents) == [1]
     assert helpers_to_drop([3], [1, 4], {}, parents) == [1]  # no reader: the helper above
     assert helpers_to_drop([5], [1], {1: [2]}, parents) == []
+
+
+def test_a_dropped_bone_takes_the_helpers_whose_ik_posed_it():
+    from hierarchy_inspector.addon.model.exports.plain_compare import with_chain_owners
+
+    # 2 (hand) has an IK posing 1 and 0; 1 (lower) an IK posing 0 (upper); 3 has none
+    chains = {1: [0], 2: [1, 0]}
+    assert sorted(with_chain_owners([0], [0, 1, 2, 3], chains)) == [0, 1, 2]
+    assert with_chain_owners([3], [0, 1, 2, 3], chains) == [3]

@@ -262,9 +262,7 @@ def test_fbx_skinned_check_sees_a_wrong_file(empty_scene, tmp_path):
     error = check.meshes["Body"]
     assert not error.exact and error.relative > 1e-3
     placed = _blender_vertices(empty_scene, body, 12)
-    assert np.linalg.norm(read.skinned["Body"][0][error.vertex] - placed[error.vertex]) == pytest.approx(
-        error.distance
-    )
+    assert np.linalg.norm(read.skinned["Body"][0][error.vertex] - placed[error.vertex]) == pytest.approx(error.distance)
 
 
 # -- never worse than Blender's plain export ------------------------------------------------

@@ -52,3 +52,21 @@ def helpers_to_drop(
     above = with_ancestors(parents, mark)
     blamed = [h for h in helpers if any(above[r] for r in readers.get(h, ()))]
     return blamed or [h for h in helpers if above[h]]
+
+
+def with_chain_owners(drop: list[int], kept: list[int], chains: dict[int, list[int]]) -> list[int]:
+    """``drop`` and every node of ``kept`` whose IK chain (``chains``: node -> the nodes
+    its IK constraint poses) runs through a dropped node: in the export-ready copy a
+    node given a helper has its constraints muted (its keys hold Blender's result), so
+    the chain bones its IK posed must keep their helpers and keys too, or go with it."""
+    out = list(drop)
+    gone = set(out)
+    changed = True
+    while changed:
+        changed = False
+        for node in kept:
+            if node not in gone and gone.intersection(chains.get(node, ())):
+                out.append(node)
+                gone.add(node)
+                changed = True
+    return out

@@ -375,6 +375,23 @@ def reader_pairs(rig, split: set[str]) -> list[tuple[str, str, str]]:
     return out
 
 
+def ik_chains(rig, names) -> dict[str, list[str]]:
+    """Bone name -> the bones its IK and Spline IK constraints pose (the chain above
+    it, ``chain_count`` long; 0: up to the root), for the bones ``names`` of ``rig``."""
+    out: dict[str, list[str]] = {}
+    for name in names:
+        pb = rig.pose.bones[name]
+        for con in pb.constraints:
+            if con.type not in ("IK", "SPLINE_IK") or con.mute or not getattr(con, "enabled", True):
+                continue
+            chain, bone = [], pb.parent
+            while bone is not None and (con.chain_count == 0 or len(chain) < con.chain_count - 1):
+                chain.append(bone.name)
+                bone = bone.parent
+            out.setdefault(name, []).extend(chain)
+    return out
+
+
 def restore(edits: BoneEdits) -> None:
     """Undo :func:`apply`: the user's armatures, actions, poses, active object and mode."""
     for record in reversed(edits.armatures):

@@ -53,7 +53,7 @@ from ...model.exports.animated_gltf import (
 from ...model.exports.animated_split import continuous_split
 from ...model.exports.euler_pole import CAMERA_TURN, FBX_GLOBAL, LIGHT_TURN, pole_turns, turned
 from ...model.exports.fbx_check import FbxError, compare, fbx_unit_meters, prepare_next, read_fbx, start_reader
-from ...model.exports.plain_compare import helpers_to_drop, worse_nodes
+from ...model.exports.plain_compare import helpers_to_drop, with_chain_owners, worse_nodes
 from ...model.exports.skinned_check import SkinCheck
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
@@ -379,12 +379,15 @@ def _write_fbx(
         checked["plain"] = plain
         worse = worse_nodes(error.per_node, plain.per_node, CHECK_TOLERANCE * scale) if plain is not None else {}
         index = {node_label(*key): i for i, key in enumerate(series.keys)}
-        drop = helpers_to_drop([index[w] for w in worse], plan.split, plan.readers, series.parents)
+        blamed = helpers_to_drop([index[w] for w in worse], plan.split, plan.readers, series.parents)
+        drop = with_chain_owners(blamed, plan.split, plan.chains)
         if not drop:
             return
         reason = worse_reason(worse)
+        owner = "its IK poses a bone left as Blender writes it (its helper's keys would replace that IK): left so too"
+        listed = [(node_label(*series.keys[i]), reason if i in blamed else owner) for i in drop]
         kept = [i for i in plan.split if i not in drop]
-        again = _plan(series, local, kept, not_corrected + [(node_label(*series.keys[i]), reason) for i in drop])
+        again = _plan(series, local, kept, not_corrected + listed)
         second = start_reader()
         try:
             attempt(tmp, again, second)
@@ -432,6 +435,7 @@ class _Plan(NamedTuple):
     outer_objects: Any
     inner_objects: Any
     readers: dict  #: split node -> scene indices of the nodes whose constraints read it or span it
+    chains: dict  #: split bone -> scene indices of the bones its IK poses (muted in the copy)
     not_corrected: list
 
 
@@ -450,6 +454,10 @@ def _plan(series, local: np.ndarray, split: list[int], not_corrected: list) -> _
         for reader, bone, why in fbx_bones.reader_pairs(bpy.data.objects[rig_name], {b for b, _k in rig_bones}):
             listed.append((node_label(rig_name, reader), why))
             readers.setdefault(index[node_label(rig_name, bone)], []).append(index[node_label(rig_name, reader)])
+    chains: dict[int, list[int]] = {}
+    for rig_name, rig_bones in bones.items():
+        for bone, chain in fbx_bones.ik_chains(bpy.data.objects[rig_name], [b for b, _k in rig_bones]).items():
+            chains[index[node_label(rig_name, bone)]] = [index[node_label(rig_name, b)] for b in chain]
     for label, target, why in _object_readers(bpy.context.scene, {keys[i][0] for i in split if not keys[i][1]}):
         listed.append((label, why))
         if label in index:
@@ -459,7 +467,7 @@ def _plan(series, local: np.ndarray, split: list[int], not_corrected: list) -> _
     objects = [split[k] for k in columns]
     before, after = _written_turns([bpy.data.objects[keys[i][0]] for i in objects])
     outer_objects, inner_objects = turned(outer[:, columns], inner[:, columns], before, after)
-    return _Plan(list(split), bones, outer, inner, objects, outer_objects, inner_objects, readers, listed)
+    return _Plan(list(split), bones, outer, inner, objects, outer_objects, inner_objects, readers, chains, listed)
 
 
 def _plain_error(tmp: str, frame_range, times, keys, world, skip, turns) -> FbxError | None:
