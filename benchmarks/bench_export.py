@@ -248,6 +248,24 @@ def measure_skin(scene, frame_range: FrameRange, folder: str) -> list[list[str]]
     return rows
 
 
+def _rigify_boxes(scene, frames: int) -> None:
+    export_scenes.skin_boxes(scene, animated_scenes.stretchy_rigify(scene, frames=frames, period=30))
+
+
+def _objects_and_rig(scene, frames: int) -> None:
+    export_scenes.sheared_objects(scene, 1, frames)
+    export_scenes.inherit_scale_rig(scene, 1, frames)
+    scene.frame_set(10)
+
+
+#: (label, short name, build(scene, frames)) of the glTF and FBX rows' scenes.
+SCENES = (
+    ("Rigify human, squash & stretch, skinned", "(a)", _rigify_boxes),
+    ("sheared objects + every Inherit Scale", "(b)", _objects_and_rig),
+    ("300 objects, animated parents", "(c)", lambda scene, frames: animated_scenes.animated_forest(scene, 300, frames)),
+)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=60)
@@ -267,37 +285,14 @@ def main() -> None:
             export_scenes.auto_weighted_body(scene, rig)
             scene.frame_set(1)
             skin_rows = measure_skin(scene, frame_range, folder)
-        if gltf or fbx:
+        for label, short, build in SCENES if gltf or fbx else ():
             bpy.ops.wm.read_factory_settings(use_empty=True)
             scene = bpy.context.scene
-            rig = animated_scenes.stretchy_rigify(scene, frames=args.frames, period=30)
-            export_scenes.skin_boxes(scene, rig)
+            build(scene, args.frames)
             if gltf:
-                rows.append(
-                    ["(a) Rigify human, squash & stretch, skinned", *measure(scene, frame_range, args.repeat, folder)]
-                )
+                rows.append([f"{short} {label}", *measure(scene, frame_range, args.repeat, folder)])
             if fbx:
-                fbx_rows.append(["(a)", *measure_fbx(scene, frame_range, args.repeat, folder)])
-
-            bpy.ops.wm.read_factory_settings(use_empty=True)
-            scene = bpy.context.scene
-            export_scenes.sheared_objects(scene, 1, args.frames)
-            export_scenes.inherit_scale_rig(scene, 1, args.frames)
-            scene.frame_set(10)
-            if gltf:
-                rows.append(
-                    ["(b) sheared objects + every Inherit Scale", *measure(scene, frame_range, args.repeat, folder)]
-                )
-            if fbx:
-                fbx_rows.append(["(b)", *measure_fbx(scene, frame_range, args.repeat, folder)])
-
-            bpy.ops.wm.read_factory_settings(use_empty=True)
-            scene = bpy.context.scene
-            animated_scenes.animated_forest(scene, n=300, frames=args.frames)
-            if gltf:
-                rows.append(["(c) 300 objects, animated parents", *measure(scene, frame_range, args.repeat, folder)])
-            if fbx:
-                fbx_rows.append(["(c)", *measure_fbx(scene, frame_range, args.repeat, folder)])
+                fbx_rows.append([short, *measure_fbx(scene, frame_range, args.repeat, folder)])
 
     if skin:
         print(

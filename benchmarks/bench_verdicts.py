@@ -26,15 +26,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import user_scenes  # noqa: E402
 
 
-def _cube_moving(scene) -> None:
-    bpy.ops.mesh.primitive_cube_add()
-    cube = bpy.context.active_object
-    for frame, x in ((1, 0.0), (10, 0.3)):
-        cube.location = (x, 0.0, 0.0)
-        cube.keyframe_insert("location", frame=frame)
-    scene.frame_set(1)
-
-
 def _infinite(scene) -> None:
     obj = bpy.data.objects.new("Broken", None)
     scene.collection.objects.link(obj)
@@ -73,7 +64,7 @@ CASES = [
     ],
     ("instanced character", lambda s: user_scenes.instanced_character(s), [("gltf", [], "exact")]),
     ("infinite scale", _infinite, [("fbx", [], "off: infinite")]),
-    ("moving cube, --frames 3:3", _cube_moving, [("gltf", ["--frames", "3:3"], "exact")]),
+    ("moving cube, --frames 3:3", user_scenes.moving_cube, [("gltf", ["--frames", "3:3"], "exact")]),
     (
         "IK legs (iTaSC), thighs 5e-4 deg",
         lambda s: user_scenes.ik_legs(s, 1.0),

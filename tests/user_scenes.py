@@ -36,6 +36,17 @@ def cameras_and_lights(scene, animated: bool = False):
     return camera
 
 
+def moving_cube(scene):
+    """A cube moving along X over frames 1..10 (0 to 0.3), the scene on frame 1."""
+    bpy.ops.mesh.primitive_cube_add()
+    cube = bpy.context.active_object
+    for frame, x in ((1, 0.0), (10, 0.3)):
+        cube.location = (x, 0.0, 0.0)
+        cube.keyframe_insert("location", frame=frame)
+    scene.frame_set(1)
+    return cube
+
+
 def unit_scaled(scene, scale_length: float):
     """The scene's Unit Scale set to ``scale_length`` (metric), a rotated, stretched cube
     and an empty parented to it."""

@@ -126,12 +126,7 @@ def test_gltf_instanced_character_is_not_matched_to_its_copy(empty_scene, tmp_pa
 def test_gltf_one_frame_range_is_that_frame(empty_scene, tmp_path):
     """``--frames 3:3``: the exporter writes no animation for one frame, and its static
     pose was the scene's current frame (3.8e-2 units off frame 3)."""
-    bpy.ops.mesh.primitive_cube_add()
-    cube = bpy.context.active_object
-    for frame, x in ((1, 0.0), (10, 0.3)):
-        cube.location = (x, 0.0, 0.0)
-        cube.keyframe_insert("location", frame=frame)
-    empty_scene.frame_set(1)
+    cube = user_scenes.moving_cube(empty_scene)
     out = tmp_path / "one.glb"
     result = gltf_animated.write_gltf_frames(empty_scene, str(out), FrameRange(3, 3, 1))
     assert empty_scene.frame_current == 1 and result.error.relative < 1e-6
