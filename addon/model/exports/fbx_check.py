@@ -288,7 +288,7 @@ class FbxRead(NamedTuple):
     def shared(self) -> set:
         """The keys of :meth:`index` that several nodes of the file share."""
         seen: set = set()
-        twice = set()
+        twice: set = set()
         for key in zip(self.owners, self.names, strict=True):
             (twice if key in seen else seen).add(key)
         return twice

@@ -319,7 +319,7 @@ def add_channels(
     ):
         times = times_accessor
         still = still_value(values) if one_key is not None and len(values) > 1 else None
-        if still is not None:
+        if still is not None and one_key is not None:
             if path == "rotation":
                 still = still / np.linalg.norm(still)
             if not one_key:

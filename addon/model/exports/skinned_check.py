@@ -114,8 +114,8 @@ def mesh_error(
             g = int(np.flatnonzero(valid[v])[0])
             return MeshError(name, np.nan, np.nan, int(candidates[v, g]), int(frames[t0 + t]), size, len(candidates))
         if nearest.size and float(nearest.max()) > worst[0]:
-            t, v = np.unravel_index(int(np.argmax(nearest)), nearest.shape)
-            worst = (float(nearest[t, v]), int(v), int(t0 + t))
+            t, v = (int(x) for x in np.unravel_index(int(np.argmax(nearest)), nearest.shape))
+            worst = (float(nearest[t, v]), v, t0 + t)
             chosen = int(candidates[v, int(np.argmin(dist[t, v]))])
     distance = max(worst[0], 0.0)
     relative = distance / size if size > 0 else (0.0 if distance == 0 else np.inf)

@@ -384,7 +384,8 @@ def ik_chains(rig, names) -> dict[str, list[str]]:
         for con in pb.constraints:
             if con.type not in ("IK", "SPLINE_IK") or con.mute or not getattr(con, "enabled", True):
                 continue
-            chain, bone = [], pb.parent
+            chain: list[str] = []
+            bone = pb.parent
             while bone is not None and (con.chain_count == 0 or len(chain) < con.chain_count - 1):
                 chain.append(bone.name)
                 bone = bone.parent

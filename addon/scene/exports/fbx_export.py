@@ -224,7 +224,7 @@ def turns_of(keys) -> dict[int, np.ndarray]:
     """Scene node index -> the turn Blender's FBX exporter puts after the node's own
     rotation, for the cameras and lights among ``keys`` (``(object, bone)``)."""
     objects = bpy.data.objects
-    out = {}
+    out: dict[int, np.ndarray] = {}
     for i, (name, bone) in enumerate(keys):
         obj = None if bone else objects.get(name)
         if obj is not None and obj.type in ("CAMERA", "LIGHT"):

@@ -185,10 +185,18 @@ def keep_shear_in_file(
     series = read_frames(scene, [int(f) for f in frames], each_frame=vertices.read if vertices.objects else None)
     conversion = gltf_conversion(settings.y_up)
     skip = _skipped(scene, series.keys, settings)
-    match = {"unconverted": unconverted_objects(scene), "parents": series.parents}
+    unconverted, parents = unconverted_objects(scene), series.parents
     try:
         helpers = add_animated_helpers(
-            gltf, series.keys, series.world, times, conversion, skip=skip, thresholds=thresholds, **match
+            gltf,
+            series.keys,
+            series.world,
+            times,
+            conversion,
+            skip=skip,
+            thresholds=thresholds,
+            unconverted=unconverted,
+            parents=parents,
         )
     except ExportError as exc:
         return HookResult(False, str(exc), [], None, [])
@@ -199,7 +207,17 @@ def keep_shear_in_file(
         index = node_index(done, series.keys, series.parents)
         meshes = {series.keys[i][0]: j for i, j in index.items() if series.keys[i][0] in vertices.objects}
         skins["check"] = check_gltf(done, vertices, frames, times, conversion, file_worlds=worlds, nodes=meshes)
-        return animated_error(done, series.keys, series.world, times, conversion, skip, **match, file_worlds=worlds)
+        return animated_error(
+            done,
+            series.keys,
+            series.world,
+            times,
+            conversion,
+            skip,
+            unconverted=unconverted,
+            parents=parents,
+            file_worlds=worlds,
+        )
 
     error = _write_checked(gltf, path, check)
     return HookResult(
@@ -210,7 +228,8 @@ def keep_shear_in_file(
         [int(f) for f in frames],
         series.keys,
         frozenset(skip),
-        **match,
+        unconverted=unconverted,
+        parents=parents,
         skins=skins["check"],
         skins_why="the file holds the armatures' rest pose" if rest_pose else "",
     )
@@ -242,7 +261,7 @@ def _per_animation(scene, gltf: Gltf, settings: HookSettings, fps: float, thresh
     keys = static.keys
     conversion = gltf_conversion(settings.y_up)
     skip = _skipped(scene, keys, settings)
-    match = {"unconverted": unconverted_objects(scene), "parents": static.parents}
+    unconverted, parents = unconverted_objects(scene), static.parents
     if settings.rest_position_armature:  # joints of an armature a take does not animate: in rest position
         takes = [
             take._replace(held=frozenset(i for i, (obj, bone) in enumerate(keys) if bone and obj not in take.objects))
@@ -250,14 +269,22 @@ def _per_animation(scene, gltf: Gltf, settings: HookSettings, fps: float, thresh
         ]
     try:
         helpers = add_take_helpers(
-            gltf, keys, static.world[0], takes, conversion, skip=skip, thresholds=thresholds, **match
+            gltf,
+            keys,
+            static.world[0],
+            takes,
+            conversion,
+            skip=skip,
+            thresholds=thresholds,
+            unconverted=unconverted,
+            parents=parents,
         )
     except ExportError as exc:
         return HookResult(False, str(exc), [], None, [])
     errors: dict = {}
 
     def check(done: Gltf) -> FrameError | None:
-        errors.update(take_errors(done, keys, takes, conversion, skip, **match))
+        errors.update(take_errors(done, keys, takes, conversion, skip, unconverted=unconverted, parents=parents))
         return worst(errors)
 
     error = _write_checked(gltf, settings.filepath, check)
@@ -271,7 +298,8 @@ def _per_animation(scene, gltf: Gltf, settings: HookSettings, fps: float, thresh
         keys,
         frozenset(skip),
         errors,
-        **match,
+        unconverted=unconverted,
+        parents=parents,
         skins_why="each animation played alone is checked by its joints only",
     )
 
