@@ -139,7 +139,9 @@ def test_subtree_extent_is_the_largest_entry_below():
     world = np.zeros((1, 5, 4, 4))
     for i, v in enumerate([1.0, 2.0, 7.0, 3.0, 5.0]):
         world[0, i, 0, 0] = v
-    np.testing.assert_array_equal(subtree_extent(world, parents)[0], [7.0, 7.0, 7.0, 3.0, 5.0])
+    world[0, :, 1, 3] = [0.5, 0.0, 0.0, 4.0, 0.0]  # translations
+    np.testing.assert_array_equal(subtree_extent(world, parents)[0, :, 0], [7.0, 7.0, 7.0, 3.0, 5.0])
+    np.testing.assert_array_equal(subtree_extent(world, parents)[0, :, 1], [4.0, 0.0, 0.0, 4.0, 0.0])
 
 
 def _animated_gltf() -> Gltf:
@@ -191,3 +193,17 @@ def test_a_dropped_bone_takes_the_helpers_whose_ik_posed_it():
     chains = {1: [0], 2: [1, 0]}
     assert sorted(with_chain_owners([0], [0, 1, 2, 3], chains)) == [0, 1, 2]
     assert with_chain_owners([3], [0, 1, 2, 3], chains) == [3]
+
+
+def test_batches_of_frames_give_the_error_of_the_whole_range():
+    from hierarchy_inspector.addon.model.exports.skinned_check import combine, frame_batches
+
+    rng = np.random.default_rng(8)
+    blender = rng.normal(size=(9, 40, 3)) * np.linspace(1, 3, 9)[:, None, None]  # the size grows with time
+    placed = blender + rng.normal(scale=1e-3, size=blender.shape)
+    frames = np.arange(9) + 100
+    whole = mesh_error("Body", placed, blender, frames)
+    parts = combine([mesh_error("Body", placed[b], blender[b], frames[b]) for b in (slice(0, 4), slice(4, 9))])
+    assert parts == whole
+    assert [(b.start, b.stop) for b in frame_batches(5, 10**7)] == [(t, t + 1) for t in range(5)]
+    assert frame_batches(5, 10) == [slice(0, 5)]

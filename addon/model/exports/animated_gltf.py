@@ -173,18 +173,22 @@ DROP_BUDGET = CHECK_TOLERANCE / 2
 
 
 def subtree_extent(world: np.ndarray, parents) -> np.ndarray:
-    """``(T, N)``: the largest absolute entry of the world matrices ``world (T, N, 4,
-    4)`` of each node and of everything below it (``parents (N,)``, -1: root), one
-    numpy step per depth level."""
+    """``(T, N, 2)``: the largest absolute entry of the 3x3 parts and of the
+    translations of the world matrices ``world (T, N, 4, 4)`` of each node and of
+    everything below it (``parents (N,)``, -1: root), one numpy step per depth level."""
     world = np.asarray(world)
-    out = np.abs(world).max(axis=(-2, -1)) if world.size else np.zeros(world.shape[:2])
+    out = np.zeros((*world.shape[:2], 2))
+    if world.size:
+        out[..., 0] = np.abs(world[..., :3, :3]).max(axis=(-2, -1))
+        out[..., 1] = np.abs(world[..., :3, 3]).max(axis=-1)
     parents = np.asarray(parents, dtype=np.int64)
     if not len(parents):
         return out
     depth = core.Hierarchy(parents).depth
     for d in range(int(depth.max()), 0, -1):
         level = np.flatnonzero(depth == d)
-        np.maximum.at(out.T, parents[level], out.T[level])
+        by_node = out.transpose(1, 0, 2)  # (N, T, 2), a view
+        np.maximum.at(by_node, parents[level], by_node[level])
     return out
 
 
@@ -192,16 +196,19 @@ def shear_moves(local: np.ndarray, parent_world: np.ndarray, extent: np.ndarray)
     """``(M,)`` a bound, over the frames, on how far (largest matrix-entry change, scene
     units) replacing each of ``local (T, M, 4, 4)`` by its TRS (its shear dropped)
     moves the node or anything below it: the change of a world matrix ``W`` below is
-    ``E @ W`` with ``E = P (TRS - L) (P L)^-1``, at most the largest absolute row sum of
-    ``E`` times ``extent (T, M)`` (:func:`subtree_extent`). A node whose world has no
-    inverse gets infinity (it cannot be told to move nothing)."""
+    ``E @ W`` with ``E = P (TRS - L) (P L)^-1`` (``[[A, b], [0, 0]]``): its 3x3 part
+    ``A R`` moves by at most the largest absolute row sum of ``A`` times the largest
+    3x3 entry below, its translation ``A t + b`` by that row sum times the largest
+    translation below plus ``|b|`` (``extent (T, M, 2)``: :func:`subtree_extent`). A
+    node whose world has no inverse gets infinity (it cannot be told to move nothing)."""
     d = core.decompose(local)
     dropped = core.TRS(d.translation, d.rotation, d.scale).to_matrix()
     world = parent_world @ local
     inverse, singular = core.affine_inverse(world)
     with np.errstate(invalid="ignore", over="ignore"):
         e = parent_world @ (dropped - local) @ inverse
-        bound = np.abs(e).sum(axis=-1).max(axis=-1) * extent  # (T, M)
+        rows = np.abs(e[..., :3, :3]).sum(axis=-1).max(axis=-1)  # (T, M)
+        bound = np.maximum(rows * extent[..., 0], rows * extent[..., 1] + np.abs(e[..., :3, 3]).max(axis=-1))
     bound = np.where(singular, np.inf, bound)
     return bound.max(axis=0)
 

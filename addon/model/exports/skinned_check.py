@@ -123,6 +123,25 @@ def mesh_error(
     return MeshError(name, relative, distance, chosen, int(frames[worst[2]]) if t_count else 0, size, compared)
 
 
+def combine(errors: list[MeshError]) -> MeshError:
+    """One mesh's errors over batches of frames (:func:`mesh_error` on each) as one: the
+    worst distance (a non-finite one first), over the largest size of the batches."""
+    size = max(e.size for e in errors)
+    worst = max(errors, key=lambda e: (not np.isfinite(e.distance), np.nan_to_num(e.distance)))
+    if not np.isfinite(worst.distance):
+        return worst._replace(size=size)
+    relative = worst.distance / size if size > 0 else (0.0 if worst.distance == 0 else np.inf)
+    return worst._replace(relative=relative, size=size)
+
+
+def frame_batches(t_count: int, vertices: int, width: int = 1) -> list[slice]:
+    """Slices of ``t_count`` frames such that a batch's ``(frames, vertices, width, 3)``
+    float64 arrays stay near :data:`_BATCH_BYTES` (long ranges of large meshes are
+    compared a batch at a time)."""
+    step = max(1, _BATCH_BYTES // max(1, 24 * vertices * (width + 2)))
+    return [slice(t0, min(t0 + step, t_count)) for t0 in range(0, t_count, step)]
+
+
 def match_vertices(file_rest: np.ndarray, blender_rest: np.ndarray) -> np.ndarray:
     """The Blender vertices ``(Vf, G)`` (-1 padding) each file vertex is, by position
     at rest: ``file_rest (Vf, 3)`` and ``blender_rest (V, 3)`` in the same space (the

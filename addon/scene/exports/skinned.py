@@ -17,6 +17,8 @@ from ...model.exports.gltf_animation import world_matrices_at
 from ...model.exports.gltf_file import Gltf
 from ...model.exports.skinned_check import (
     SkinCheck,
+    combine,
+    frame_batches,
     influence_sets,
     match_vertices,
     mesh_error,
@@ -49,6 +51,7 @@ class EvaluatedVertices:
         self.world = {obj.name: np.empty((count, 4, 4)) for obj in objects}
         self.changed: set[str] = set()  #: meshes whose evaluated vertex count is not the mesh's at some frame
         self.static = {obj.name: np.eye(4) for obj in objects}  #: world matrices at the file's static pose
+        self.count = count
 
     def read_static(self, scene, frame: int) -> None:
         """The meshes' world matrices at ``frame``, where the glTF exporter took the
@@ -77,7 +80,8 @@ class EvaluatedVertices:
             self.world[name][k] = np.array(evaluated.matrix_world)
 
     def placed(self, name: str, keep=slice(None)) -> np.ndarray:
-        """``(T, V, 3)`` float64 world positions at the frames ``keep`` selects."""
+        """``(T, V, 3)`` float64 world positions at the frames ``keep`` selects (the
+        float32 reads of every frame stay: ``frames x vertices x 12`` bytes a mesh)."""
         world, co = self.world[name][keep], self.co[name][keep].astype(np.float64)
         return np.einsum("tij,tvj->tvi", world[:, :3, :3], co) + world[:, None, :3, 3]
 
@@ -116,6 +120,8 @@ def check_gltf(
     if not any(name in nodes for name in meshes.objects):
         return SkinCheck({}, [])
     worlds = world_matrices_at(gltf, times) if file_worlds is None else file_worlds
+    frames, times = np.asarray(frames), np.asarray(times, dtype=np.float64)
+    read = np.arange(meshes.count)[keep]  # the read frames that are the exported ones
     back = np.linalg.inv(np.asarray(conversion, dtype=np.float64))[:3, :3]
     out: dict = {}
     not_checked = []
@@ -126,20 +132,25 @@ def check_gltf(
             not_checked.append((name, "its modifiers change its vertex count: the file holds the mesh without them"))
             continue
         node = nodes[name]
-        placed, rest = skinned_vertices(gltf, node, worlds, times)
+        _placed, rest = skinned_vertices(gltf, node, worlds[:1], times[:1])
         candidates = match_vertices(rest @ back.T, meshes.rest(name))
         if not (candidates >= 0).any():
             not_checked.append((name, "the file's vertices are not the mesh's at rest (modifiers applied?)"))
             continue
-        blender = meshes.placed(name, keep)
-        error = mesh_error(name, placed @ back.T, blender, frames, candidates)
         prims = gltf.doc["meshes"][gltf.nodes[node]["mesh"]].get("primitives", [])
         sets = max((influence_sets(p) for p in prims), default=0)
+        errors, alone = [], []
+        for batch in frame_batches(len(frames), len(rest), candidates.shape[1]):
+            blender = meshes.placed(name, read[batch])
+            placed, _rest = skinned_vertices(gltf, node, worlds[batch], times[batch])
+            errors.append(mesh_error(name, placed @ back.T, blender, frames[batch], candidates))
+            if sets > 1:  # what an engine reading the first set alone shows
+                first, _rest = skinned_vertices(gltf, node, worlds[batch], times[batch], sets=1)
+                alone.append(mesh_error(name, first @ back.T, blender, frames[batch], candidates))
+        error = combine(errors)
         cause = vertex_causes(meshes.objects[name], error.vertex, kept=4 * sets)
-        if sets > 1:
-            first, _rest = skinned_vertices(gltf, node, worlds, times, sets=1)
-            alone = mesh_error(name, first @ back.T, blender, frames, candidates)
-            cause += f"; with the first influence set alone (three.js) {alone.relative:.1e} of its size"
+        if alone:
+            cause += f"; with the first influence set alone (three.js) {combine(alone).relative:.1e} of its size"
         out[name] = error._replace(cause=cause)
     return SkinCheck(out, not_checked)
 
@@ -160,7 +171,13 @@ def check_fbx(read_skinned: dict, meshes: EvaluatedVertices, frames, keep=slice(
                 (name, f"the file's mesh has {placed.shape[1]} vertices, Blender's evaluated mesh another count")
             )
             continue
-        error = mesh_error(name, placed, meshes.placed(name, keep), frames)
+        read = np.arange(meshes.count)[keep]
+        error = combine(
+            [
+                mesh_error(name, placed[batch], meshes.placed(name, read[batch]), np.asarray(frames)[batch])
+                for batch in frame_batches(len(read), count)
+            ]
+        )
         out[name] = error._replace(cause=vertex_causes(meshes.objects[name], error.vertex, kept=None))
     return SkinCheck(out, not_checked)
 
