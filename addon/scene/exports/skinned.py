@@ -150,7 +150,8 @@ def check_gltf(
         error = combine(errors)
         cause = vertex_causes(meshes.objects[name], error.vertex, kept=4 * sets)
         if alone:
-            cause += f"; with the first influence set alone (three.js) {combine(alone).relative:.1e} of its size"
+            three = f"with the first influence set alone (three.js) {combine(alone).relative:.1e} of its size"
+            cause = f"{cause}; {three}" if cause else three
         out[name] = error._replace(cause=cause)
     return SkinCheck(out, not_checked)
 
