@@ -13,7 +13,8 @@ from ..model.exports.animated_gltf import CHECK_TOLERANCE, within_tolerance, wor
 from ..model.exports.skinned_check import VERTEX_TOLERANCE, SkinCheck
 from ..model.outputs import json_text, write_all
 from ..model.thresholds import Thresholds
-from ..scene.exports.fbx_export import POLE_BUDGET, write_fbx
+from ..scene.exports.fbx_export import write_fbx
+from ..scene.exports.fbx_pole import POLE_BUDGET
 from ..scene.exports.gltf_animated import write_gltf_frames
 from ..scene.exports.gltf_hook import INSTANCED
 from ..scene.frames import read_frames

@@ -29,13 +29,19 @@ and objects and bones whose constraints read a node that gets a helper in a loca
 helper and keys, so the constraint computes something else there; the read-back shows
 by how much, and the command exits 1 when it is over the tolerance). Collection
 instances are written by Blender's exporter as they are (``FbxResult.not_checked``).
+
+The copy's plan (nodes split, constraint readers, IK chains) is :mod:`.fbx_plan`; the
+Euler-pole helpers :mod:`.fbx_pole`. When the file misses the tolerance, Blender's plain
+export is read back as well and the helpers that made a node worse than it are left
+out (:mod:`...model.exports.plain_compare`); skinned meshes are checked by their
+vertices (:mod:`.skinned`).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import bpy
 import numpy as np
@@ -50,8 +56,7 @@ from ...model.exports.animated_gltf import (
     subtree_extent,
     within_tolerance,
 )
-from ...model.exports.animated_split import continuous_split
-from ...model.exports.euler_pole import CAMERA_TURN, FBX_GLOBAL, LIGHT_TURN, pole_turns, turned
+from ...model.exports.euler_pole import CAMERA_TURN, LIGHT_TURN
 from ...model.exports.fbx_check import FbxError, compare, fbx_unit_meters, prepare_next, read_fbx, start_reader
 from ...model.exports.plain_compare import helpers_to_drop, with_chain_owners, worse_nodes
 from ...model.exports.skinned_check import SkinCheck
@@ -65,7 +70,6 @@ from ..edits.editing import (
     DEFORMING_PARENTS,
     OBJECT_CHANNELS,
     Parenting,
-    as_np,
     parent_matrix,
     put_back,
     set_saved,
@@ -73,6 +77,8 @@ from ..edits.editing import (
 )
 from ..frames import read_frames, timeline_range
 from . import fbx_bones
+from .fbx_plan import Plan, plan_copy, worse_reason
+from .fbx_pole import Turn, link_beside, off_pole, turn, unturn
 from .gltf_hook import THROUGH_JOINTS, engine_ignored
 from .skinned import EvaluatedVertices, check_fbx, deformed_meshes
 
@@ -138,7 +144,7 @@ def _apply(scene, series, frames, split: list[int], outer: core.TRS, inner: core
             changed: list = []
             edits.append(_Edit(obj, helper, Parenting.save(obj), obj.rotation_mode, action, had, channels, changed))
             _mute_transform(obj, changed)
-            _link_beside(scene, obj, helper)
+            link_beside(scene, obj, helper)
             if obj.parent is not None:
                 helper.matrix_parent_inverse = to_blender(np.linalg.inv(parent_matrix(obj)) @ parent_world)
             obj.parent, obj.parent_type = helper, "OBJECT"
@@ -170,17 +176,6 @@ def _mute_transform(obj, changed: list) -> None:
                 set_saved(changed, fc, "mute", True)
     for name, value in _NO_DELTA.items():
         setattr(obj, name, value)
-
-
-def _link_beside(scene, obj, helper) -> None:
-    """Link ``helper`` into ``obj``'s collections (the scene's when it has none) and give
-    it ``obj``'s parent, parent type and parent bone: the place a helper above ``obj``
-    takes."""
-    for coll in list(obj.users_collection) or [scene.collection]:
-        coll.objects.link(helper)
-    helper.parent, helper.parent_type = obj.parent, obj.parent_type
-    if obj.parent_type == "BONE":
-        helper.parent_bone = obj.parent_bone
 
 
 def _undo(edits: list[_Edit]) -> None:
@@ -326,7 +321,7 @@ def _write_fbx(
         else:
             split.append(int(i))
     pole, pole_turn = (
-        _off_pole(series, world[keep], local, needs, skinned) if pole_helpers else ([], np.zeros((0, 3, 3)))
+        off_pole(series, world[keep], local, needs, skinned) if pole_helpers else ([], np.zeros((0, 3, 3)))
     )
     seconds["prepare"] = time.perf_counter() - t0
 
@@ -336,13 +331,13 @@ def _write_fbx(
     scale = check_scale(world[keep])
     checked: dict = {}
 
-    def attempt(tmp: str, plan: _Plan, reader) -> None:
+    def attempt(tmp: str, plan: Plan, reader) -> None:
         """The copy made for ``plan``, exported to ``tmp`` and read back (into ``checked``)."""
         t1 = time.perf_counter()
         edits = _apply(scene, series, frames, plan.objects, plan.outer_objects, plan.inner_objects)
-        turned_edits: list[_Turn] = []
+        turned_edits: list[Turn] = []
         try:
-            turned_edits = _turn(scene, [bpy.data.objects[series.keys[i][0]] for i in pole], pole_turn)
+            turned_edits = turn(scene, [bpy.data.objects[series.keys[i][0]] for i in pole], pole_turn)
             bone_edits = fbx_bones.apply(scene, plan.bones, frames, plan.outer, plan.inner) if plan.bones else None
             try:
                 t2 = time.perf_counter()
@@ -355,7 +350,7 @@ def _write_fbx(
                 if bone_edits is not None:
                     fbx_bones.restore(bone_edits)
         finally:
-            _unturn(turned_edits, update=not edits)  # _undo updates the view layer when it undoes anything
+            unturn(turned_edits, update=not edits)  # _undo updates the view layer when it undoes anything
             _undo(edits)
         t3 = time.perf_counter()
         seconds["edits"] = seconds.get("edits", 0.0) + t3 - t1 - exported
@@ -366,7 +361,7 @@ def _write_fbx(
         seconds["check"] = seconds.get("check", 0.0) + time.perf_counter() - t3
 
     def write(tmp: str) -> None:
-        plan = _plan(series, local, split, not_corrected)
+        plan = plan_copy(series, local, split, not_corrected)
         attempt(tmp, plan, reader)
         checked["plan"] = plan
         read = checked.get("read")
@@ -387,7 +382,7 @@ def _write_fbx(
         owner = "its IK poses a bone left as Blender writes it (its helper's keys would replace that IK): left so too"
         listed = [(node_label(*series.keys[i]), reason if i in blamed else owner) for i in drop]
         kept = [i for i in plan.split if i not in drop]
-        again = _plan(series, local, kept, not_corrected + listed)
+        again = plan_copy(series, local, kept, not_corrected + listed)
         second = start_reader()
         try:
             attempt(tmp, again, second)
@@ -413,63 +408,6 @@ def _write_fbx(
     return FbxResult(error, frames, labels, pole_labels, plan.not_corrected, not_checked, seconds, skins, plain, still)
 
 
-def worse_reason(worse: dict) -> str:
-    """Why a helper was left out: the node it made worse than Blender's plain export."""
-    label, (ours, theirs) = max(worse.items(), key=lambda item: np.nan_to_num(item[1][0], nan=np.inf))
-    return (
-        f"its helper put '{label}' {ours:.1e} units off where Blender's plain export is {theirs:.1e}: "
-        "written as Blender writes it"
-    )
-
-
-class _Plan(NamedTuple):
-    """What the export-ready copy changes: the nodes split (scene indices), the bones
-    per armature, the split's factors, the objects and their turned factors, the
-    constraint readers of the split nodes, and what is not corrected."""
-
-    split: list
-    bones: dict  #: armature name -> [(bone name, column of outer / inner)]
-    outer: Any
-    inner: Any
-    objects: list  #: scene indices of the split objects
-    outer_objects: Any
-    inner_objects: Any
-    readers: dict  #: split node -> scene indices of the nodes whose constraints read it or span it
-    chains: dict  #: split bone -> scene indices of the bones its IK poses (muted in the copy)
-    not_corrected: list
-
-
-def _plan(series, local: np.ndarray, split: list[int], not_corrected: list) -> _Plan:
-    """The copy's edits for the nodes ``split`` (scene indices) of ``series``, whose
-    local matrices ``(T, N, 4, 4)`` at the exported frames are ``local``."""
-    keys = series.keys
-    index = {node_label(*key): i for i, key in enumerate(keys)}
-    bones: dict[str, list[tuple[str, int]]] = {}
-    for k, i in enumerate(split):
-        if keys[i][1]:
-            bones.setdefault(keys[i][0], []).append((keys[i][1], k))
-    listed = list(not_corrected)
-    readers: dict[int, list[int]] = {}
-    for rig_name, rig_bones in bones.items():  # constraints that would read the copy's rebuilt bones
-        for reader, bone, why in fbx_bones.reader_pairs(bpy.data.objects[rig_name], {b for b, _k in rig_bones}):
-            listed.append((node_label(rig_name, reader), why))
-            readers.setdefault(index[node_label(rig_name, bone)], []).append(index[node_label(rig_name, reader)])
-    chains: dict[int, list[int]] = {}
-    for rig_name, rig_bones in bones.items():
-        for bone, chain in fbx_bones.ik_chains(bpy.data.objects[rig_name], [b for b, _k in rig_bones]).items():
-            chains[index[node_label(rig_name, bone)]] = [index[node_label(rig_name, b)] for b in chain]
-    for label, target, why in _object_readers(bpy.context.scene, {keys[i][0] for i in split if not keys[i][1]}):
-        listed.append((label, why))
-        if label in index:
-            readers.setdefault(index[target], []).append(index[label])
-    outer, inner = continuous_split(local[:, split], small_inner=True)  # away from Euler gimbal lock
-    columns = [k for k, i in enumerate(split) if not keys[i][1]]
-    objects = [split[k] for k in columns]
-    before, after = _written_turns([bpy.data.objects[keys[i][0]] for i in objects])
-    outer_objects, inner_objects = turned(outer[:, columns], inner[:, columns], before, after)
-    return _Plan(list(split), bones, outer, inner, objects, outer_objects, inner_objects, readers, chains, listed)
-
-
 def _plain_error(tmp: str, frame_range, times, keys, world, skip, turns) -> FbxError | None:
     """Blender's plain export of the scene (beside ``tmp``, removed after), read back
     and compared as the corrected file is; None without ufbx."""
@@ -481,159 +419,3 @@ def _plain_error(tmp: str, frame_range, times, keys, world, skip, turns) -> FbxE
         if os.path.exists(plain):
             os.remove(plain)
     return None if read is None else compare(read, keys, world, skip, turns)
-
-
-def _object_readers(scene, split: set[str]) -> list[tuple[str, str, str]]:
-    """``(label, target, why)`` for the objects and bones whose constraints read an object ``target`` of
-    ``split`` in a local space: in the export-ready copy that object hangs under a helper
-    with another local matrix (the same world matrix, which world-space readers see)."""
-    if not split:
-        return []
-    out = []
-    for obj in scene.objects:
-        owners = [(obj.name, obj.constraints)]
-        if obj.type == "ARMATURE" and obj.pose is not None:
-            owners += [(f"{obj.name} > {pb.name}", pb.constraints) for pb in obj.pose.bones]
-        for label, constraints in owners:
-            for con in constraints:
-                target = getattr(con, "target", None)
-                if con.mute or target is None or target.name not in split or getattr(con, "subtarget", ""):
-                    continue
-                if getattr(con, "target_space", "WORLD") in fbx_bones.LOCAL_SPACES:
-                    why = f"constraint '{con.name}' reads '{target.name}' in local space, which gets a helper"
-                    out.append((label, target.name, why))
-                    break
-    return out
-
-
-#: Object types Blender's FBX exporter writes by default (its 'OTHER': curves,
-#: surfaces, text, metaballs); a parent of another type is not in the file.
-EXPORTED_TYPES = frozenset({"EMPTY", "CAMERA", "LIGHT", "ARMATURE", "MESH", "CURVE", "SURFACE", "FONT", "META"})
-
-
-def _parent_in_file(obj, in_view: set) -> bool:
-    """Whether Blender's FBX exporter writes ``obj`` under its parent (else in world
-    space): a parent it exports, by object or bone."""
-    parent = obj.parent
-    return (
-        parent is not None
-        and obj.parent_type in ("OBJECT", "BONE")
-        and parent.type in EXPORTED_TYPES
-        and parent.name in in_view
-    )
-
-
-def _written_turns(objects: list) -> tuple[np.ndarray, np.ndarray]:
-    """The constant rotations ``(K, 3, 3)`` Blender's FBX exporter applies before and
-    after the local rotation of each of ``objects`` and of a helper put above it: the
-    file's axes on objects without a parent (identity for those whose parent the file
-    lacks: :func:`_off_pole` leaves them out), the light and camera turns."""
-    before = np.empty((len(objects), 3, 3))
-    after = np.empty((len(objects), 3, 3))
-    for k, obj in enumerate(objects):
-        before[k] = FBX_GLOBAL if obj.parent is None else np.eye(3)
-        after[k] = LIGHT_TURN if obj.type == "LIGHT" else CAMERA_TURN if obj.type == "CAMERA" else np.eye(3)
-    return before, after
-
-
-def _off_pole(series, world, local: np.ndarray, needs: np.ndarray, skinned) -> tuple[list[int], np.ndarray]:
-    """The objects that need no split but whose written rotation comes near the Euler
-    pole, and the turn ``C (M, 3, 3)`` of each one's helper
-    (:func:`..model.exports.euler_pole.pole_turns`). Left out: bones (a bone near the
-    pole would need a helper bone), objects the exporter does not write or writes in
-    world space under a parent (a parent it does not write, a vertex parent), objects
-    deformed by their parent, constrained, rigid-body, linked or overridden ones,
-    objects in a linked collection (the helper could not be linked beside them), and
-    instanced ones (in a collection an object instances, or under a vertex or face
-    instancer: the helper would be instanced too)."""
-    by_name = {obj.name: obj for obj in bpy.data.objects}
-    in_view = {obj.name for obj in bpy.context.view_layer.objects}
-    in_linked = {  # (Object.users_collection scans every collection: once here, not per object)
-        obj.name
-        for coll in bpy.data.collections
-        if coll.library is not None or coll.override_library is not None
-        for obj in coll.objects
-    }
-    instanced = {  # in a collection another object instances: the helper would be instanced too
-        obj.name
-        for owner in bpy.data.objects
-        if owner.instance_type == "COLLECTION" and owner.instance_collection is not None
-        for obj in owner.instance_collection.all_objects
-    }
-    candidates: list[int] = []
-    objects: list = []
-    for i in np.flatnonzero(~needs):
-        obj_name, bone = series.keys[i]
-        obj = None if bone else by_name.get(obj_name)
-        if obj is None or obj_name in skinned or obj.type not in EXPORTED_TYPES or obj.constraints:
-            continue
-        if obj.rigid_body is not None or obj.library is not None or obj.override_library is not None:
-            continue
-        if obj.parent is not None and not _parent_in_file(obj, in_view):
-            continue
-        if obj.parent_type in DEFORMING_PARENTS and obj.type in DEFORMABLE:
-            continue
-        if obj_name in in_linked or obj_name in instanced:
-            continue
-        if obj.parent is not None and obj.parent.instance_type in ("VERTS", "FACES"):
-            continue  # instanced by its parent: the helper would be instanced too
-        candidates.append(int(i))
-        objects.append(obj)
-    before, after = _written_turns(objects)
-    budget = POLE_BUDGET * max(1.0, float(np.abs(world).max()))  # the check's own scale
-    columns, turns = pole_turns(
-        local[:, np.array(candidates, dtype=np.int64)],
-        before,
-        after,
-        world=world,
-        parents=series.parents,
-        nodes=np.array(candidates, dtype=np.int64),
-        budget=budget,
-    )
-    return [candidates[k] for k in columns], turns
-
-
-#: The share of the self-check's tolerance an object's Euler angles may cost before it
-#: is given a turned helper (the estimate was 0.96-3.4x the error measured in the file).
-POLE_BUDGET = CHECK_TOLERANCE / 2
-
-
-class _Turn(NamedTuple):
-    obj: Any
-    helper: Any
-    parenting: Parenting
-
-
-def _turn(scene, objects: list, turns: np.ndarray) -> list[_Turn]:
-    """Put a still empty turned by ``turns[k]`` (``C``) between each of ``objects`` and
-    its parent (the empty takes its parenting); the object's parent inverse becomes
-    ``C.T @`` it, so its world matrix and its own channels and animation stay. Undone
-    by :func:`_unturn`, also on failure."""
-    edits: list[_Turn] = []
-    try:
-        for obj, c in zip(objects, turns, strict=True):
-            helper = bpy.data.objects.new(f"{obj.name} (Euler pole helper)", None)
-            edits.append(_Turn(obj, helper, Parenting.save(obj)))
-            _link_beside(scene, obj, helper)  # (vertex parents are left out by _off_pole)
-            helper.rotation_mode = "QUATERNION"
-            helper.rotation_quaternion = core.matrix_to_quat(c).tolist()
-            inverse = np.eye(4)
-            inverse[:3, :3] = c.T
-            mpi = inverse @ as_np(obj.matrix_parent_inverse)
-            obj.parent, obj.parent_type = helper, "OBJECT"
-            obj.matrix_parent_inverse = to_blender(mpi)
-    except BaseException:  # (no update here: the exporter evaluates the scene first)
-        _unturn(edits)
-        raise
-    return edits
-
-
-def _unturn(edits: list[_Turn], update: bool = True) -> None:
-    """Undo :func:`_turn`; ``update``: then update the view layer (False when the caller
-    updates it anyway)."""
-    for e in reversed(edits):
-        e.parenting.restore()
-    if edits:  # one pass over the file's users for all (objects.remove makes one each)
-        bpy.data.batch_remove([e.helper for e in edits])
-        if update:
-            bpy.context.view_layer.update()
