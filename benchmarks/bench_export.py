@@ -2,7 +2,7 @@
 they are against ours (the same exporters, then animated helper nodes, or the FBX
 export-ready copy, and the read-back check), on the same scenes and frames.
 
-    python benchmarks/bench_export.py [--frames 60] [--repeat 3] [--only {gltf,fbx}]
+    python benchmarks/bench_export.py [--frames 60] [--repeat 3] [--only {gltf,fbx,usd}]
 
 Scenes: (a) a generated Rigify human rig, torso squashing and stretching 10 of every 30
 frames, a skinned mesh on its deform bones; (b) objects under a parent with animated
@@ -24,7 +24,15 @@ whose parents animate non-uniform scale and rotation. Per scene, in one run:
   vertices (the file's clusters vs Blender's evaluated mesh, every frame; also without
   the vertices of B-Bones, which FBX cannot carry).
 
-``--only fbx`` (or ``gltf``) runs one format's rows.
+- USD: Blender's plain USD export (``bpy.ops.wm.usd_export``) against ours (the same
+  export, Blender's worlds read from its own depsgraph as it exports, then the usd-core
+  process: matrix ops, helper joints, the read-back at every frame); the usd-core
+  process of each export started at the end of the one before (``write_usd(again=True)``,
+  a session exporting again, ``_PAUSE`` apart), as for FBX; the errors of Blender's file
+  and of ours as usd-core reads them: objects and joints (relative), skinned points
+  (of the mesh's bounding-box diagonal; B-Bone vertices apart).
+
+``--only fbx`` (or ``gltf``, ``usd``) runs one format's rows.
 
 The skinned-vertex check (every exported frame, the file's vertices skinned as an engine
 skins them against Blender's evaluated mesh) on (d) an auto-weighted mesh on a generated
@@ -54,6 +62,7 @@ from hierarchy_inspector.addon.scene.exports.fbx_export import export_fbx, write
 from hierarchy_inspector.addon.scene.exports.gltf_animated import export_gltf_frames, read_subframes, write_gltf_frames
 from hierarchy_inspector.addon.scene.exports.gltf_hook import engine_ignored
 from hierarchy_inspector.addon.scene.exports.skinned import EvaluatedVertices, check_fbx, check_gltf, deformed_meshes
+from hierarchy_inspector.addon.scene.exports.usd_export import export_usd, write_usd
 from hierarchy_inspector.addon.scene.frames import read_frames
 from hierarchy_inspector.addon.scene.gltf_export import gltf_conversion
 from hierarchy_inspector.addon.scene.timeline import animated as animated_scenes
@@ -191,6 +200,42 @@ def measure_fbx(scene, frame_range: FrameRange, repeat: int, folder: str) -> lis
     ]
 
 
+def _usd_errors(e) -> str:
+    points = "; ".join(
+        f"{p.relative:.1e}" + (f" (B-Bones {p.bbone_relative:.1e})" if p.bbone_vertex >= 0 else "")
+        for p in e.points.values()
+    )
+    return f"{e.objects.relative:.1e} / {e.joints.relative:.1e} / {points or '-'}"
+
+
+def measure_usd(scene, frame_range: FrameRange, repeat: int, folder: str) -> list[str]:
+    plain, ours = os.path.join(folder, "plain.usdc"), os.path.join(folder, "ours.usdc")
+    write_usd(scene, ours, frame_range)  # warm up (and start the next export's usd-core process)
+    plain_t, ours_t, parts = [], [], []
+    for _ in range(repeat):  # interleaved: a load spike on the shared machine hits both
+        time.sleep(_PAUSE)
+        plain_t.append(_best(lambda: export_usd(plain, frame_range), 1))
+        time.sleep(_PAUSE)
+        t0 = time.perf_counter()
+        result = write_usd(scene, ours, frame_range)
+        ours_t.append(time.perf_counter() - t0)
+        parts.append(result.seconds)
+    plain_s, ours_s = min(plain_t), min(ours_t)
+    paired = float(np.median(np.array(ours_t) / np.array(plain_t)))
+    own = {k: float(np.median([p[k] for p in parts])) for k in ("blender_export", "correct_and_read")}
+    blender = write_usd(scene, plain, frame_range, fix=False)
+    return [
+        f"{len(result.matrix_ops)} / {len(result.helpers)}",
+        f"{plain_s:.2f}",
+        f"{ours_s:.2f}",
+        f"{ours_s / plain_s:.2f}",
+        f"**{paired:.2f}**",
+        f"{own['blender_export']:.2f} / {own['correct_and_read']:.2f}",
+        _usd_errors(blender.errors),
+        f"**{_usd_errors(result.errors)}**",
+    ]
+
+
 def measure_skin(scene, frame_range: FrameRange, folder: str) -> list[list[str]]:
     """The skinned-vertex check's parts against the whole export, glTF and FBX (seconds,
     best of 3 for the parts)."""
@@ -258,7 +303,7 @@ def _objects_and_rig(scene, frames: int) -> None:
     scene.frame_set(10)
 
 
-#: (label, short name, build(scene, frames)) of the glTF and FBX rows' scenes.
+#: (label, short name, build(scene, frames)) of the glTF, FBX and USD rows' scenes.
 SCENES = (
     ("Rigify human, squash & stretch, skinned", "(a)", _rigify_boxes),
     ("sheared objects + every Inherit Scale", "(b)", _objects_and_rig),
@@ -270,12 +315,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=60)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", choices=("gltf", "fbx", "skin"), help="one format's rows, or the skinned check's")
+    parser.add_argument(
+        "--only", choices=("gltf", "fbx", "usd", "skin"), help="one format's rows, or the skinned check's"
+    )
     args = parser.parse_args()
-    gltf, fbx, skin = args.only in (None, "gltf"), args.only in (None, "fbx"), args.only in (None, "skin")
+    gltf, fbx, usd = args.only in (None, "gltf"), args.only in (None, "fbx"), args.only in (None, "usd")
+    skin = args.only in (None, "skin")
     frame_range = FrameRange(1, args.frames, 1)
     rows: list = []
     fbx_rows: list = []
+    usd_rows: list = []
     skin_rows: list = []
     with tempfile.TemporaryDirectory() as folder:
         if skin:
@@ -285,7 +334,7 @@ def main() -> None:
             export_scenes.auto_weighted_body(scene, rig)
             scene.frame_set(1)
             skin_rows = measure_skin(scene, frame_range, folder)
-        for label, short, build in SCENES if gltf or fbx else ():
+        for label, short, build in SCENES if gltf or fbx or usd else ():
             bpy.ops.wm.read_factory_settings(use_empty=True)
             scene = bpy.context.scene
             build(scene, args.frames)
@@ -293,6 +342,8 @@ def main() -> None:
                 rows.append([f"{short} {label}", *measure(scene, frame_range, args.repeat, folder)])
             if fbx:
                 fbx_rows.append([short, *measure_fbx(scene, frame_range, args.repeat, folder)])
+            if usd:
+                usd_rows.append([short, *measure_usd(scene, frame_range, args.repeat, folder)])
 
     if skin:
         print(
@@ -347,6 +398,23 @@ def main() -> None:
             "skinned vertices plain / ours (units)",
         )
         print(markdown_table(fbx_headers, fbx_rows))
+    if usd:
+        print(
+            f"\nUSD (Blender's exporter, then usd-core; read back with usd-core): frames 1..{args.frames}; seconds, "
+            f"best of {args.repeat} (the two run in turn, {_PAUSE:.0f} s apart)\n"
+        )
+        usd_headers = (
+            "scene",
+            "matrix ops / helper joints",
+            "Blender plain",
+            "ours",
+            "ours / plain",
+            "ours / plain, median of rounds",
+            "ours: Blender's export (worlds read in it) / usd-core correct and read (medians)",
+            "error plain: objects / joints / points",
+            "error ours: objects / joints / points",
+        )
+        print(markdown_table(usd_headers, usd_rows))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """``export``: glTF exact at the current frame or at every frame of a range (Blender's
 exporter, helper nodes, read back at every frame), FBX through an export-ready copy
-(read back with ufbx), or per-frame local TRS for accumulating engines.
+(read back with ufbx), USD corrected by a usd-core process (read back with usd-core),
+or per-frame local TRS for accumulating engines.
 Exit 1 when the file read back is further from Blender than the self-check's tolerance
 at some frame."""
 
@@ -8,19 +9,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..model.engines.paths import ACCUMULATED, ENGINE_PATH, UNREAL_INTERCHANGE
 from ..model.exports.accumulated_frames import accumulated_frames_csv, accumulated_frames_document
 from ..model.exports.animated_gltf import CHECK_TOLERANCE, within_tolerance, worst_label
 from ..model.exports.skinned_check import VERTEX_TOLERANCE, SkinCheck
 from ..model.outputs import json_text, write_all
 from ..model.thresholds import Thresholds
+from ..scene.exports.fbx_accumulated import write_fbx_accumulated
 from ..scene.exports.fbx_export import write_fbx
 from ..scene.exports.fbx_pole import POLE_BUDGET
 from ..scene.exports.gltf_animated import write_gltf_frames
 from ..scene.exports.gltf_hook import INSTANCED
+from ..scene.exports.usd_export import write_usd
 from ..scene.frames import read_frames
 from . import console
 from .frames_cmd import scene_range
 from .main import ANIMATION_MODES, EXIT_OK, EXIT_THRESHOLD, say, signals_deferred
+from .usd_lines import usd_lines
 
 
 def check_result(relative: float, what: str) -> int:
@@ -132,6 +137,8 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
         return max(check_result(err.relative, args.out), skins)
     if args.target == "fbx":
         return _fbx(scene, args, frame_range, thresholds)
+    if args.target == "usd":
+        return _usd(scene, args, frame_range, thresholds)
     assert frame_range is not None
     series = read_frames(scene, frame_range.frames())
     document = accumulated_frames_document(series)
@@ -148,6 +155,8 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
 
 
 def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
+    if ENGINE_PATH.get(getattr(args, "engine", None) or "") in (UNREAL_INTERCHANGE, ACCUMULATED):
+        return _fbx_accumulated(scene, args, frame_range)
     with signals_deferred(), console.quiet():  # a Ctrl-C inside the exporter would read as its failure
         result = write_fbx(  # one export per process
             scene, args.out, frame_range, thresholds, again=False, pole_helpers=not args.no_pole_helpers
@@ -185,3 +194,59 @@ def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
     skins = skin_verdict(result.skins, "", len(result.frames), args.out)
     args.summary += f", read back {err.relative:.1e}"
     return max(check_result(err.relative, args.out), skins)
+
+
+
+def _fbx_accumulated(scene, args, frame_range) -> int:
+    """``export --target fbx --engine unreal-interchange|unreal-locals|ogre``: the
+    accumulated FBX, read back and accumulated as those engines do."""
+    with signals_deferred(), console.quiet():
+        result = write_fbx_accumulated(scene, args.out, frame_range, again=False)
+    what = f"frame {result.frames[0]}" if frame_range is None else f"frames {frame_range.start}..{frame_range.end}"
+    print(f"wrote {args.out!r}: {what}; {result.corrected} object(s) and bone(s) written with their accumulated local")
+    for label, why in result.not_corrected:
+        print(f"not corrected: '{label}' ({why})")
+    print_not_checked(result.not_checked)
+    err = result.error
+    args.summary = f"{len(result.frames)} frame(s), {result.corrected} accumulated"
+    if err is None:
+        print("not read back: the ufbx package (an independent FBX reader) is not installed")
+        args.summary += ", not read back"
+        return EXIT_OK
+    worst = worst_label(err.per_node)
+    print(
+        f"read back with ufbx and accumulated as Unreal (from locals) and Ogre do ({err.checked} nodes, "
+        f"{len(result.frames)} frame(s)): relative error {err.relative:.2e} (max {err.absolute:.2e} units, worst '{worst}')"
+    )
+    skewed = {k: v for k, v in result.skew.items() if v > CHECK_TOLERANCE}
+    if skewed:
+        top = max(skewed, key=lambda k: skewed[k])
+        print(
+            f"{len(skewed)} node(s) keep Blender's own skew, which no TRS holds (largest: '{top}' "
+            f"{skewed[top]:.3g} units; fix --method bake, or Inherit Scale Aligned for bones, removes it)"
+        )
+    args.summary += f", read back {err.relative:.1e}"
+    return check_result(err.relative, args.out)
+
+
+def _usd(scene, args, frame_range, thresholds: Thresholds) -> int:
+    with signals_deferred(), console.quiet():  # a Ctrl-C inside the exporter would read as its failure
+        result = write_usd(
+            scene,
+            args.out,
+            frame_range,
+            thresholds,
+            xform_op_mode=args.xform_op_mode or "TRS",
+            only_deform_bones=args.only_deform_bones,
+            again=False,  # one export per process
+        )
+    lines, over = usd_lines(result, args.out, frame_range)
+    for line in lines:
+        print(line)
+    args.summary = (
+        f"{len(result.frames)} frame(s), {len(result.matrix_ops)} matrix op(s), {len(result.helpers)} helper joint(s)"
+    )
+    if over:
+        say(f"{args.out}: read back over the tolerance: {'; '.join(over)}")
+        return EXIT_THRESHOLD
+    return EXIT_OK

@@ -50,6 +50,8 @@ nodes = scene.nodes
 held = [nodes[k] for k in range(len(nodes))]
 keep = [k for k, node in enumerate(held) if not node.is_root]
 names = [str(held[k].name) for k in keep]
+kept_at = {held[k].element_id: j for j, k in enumerate(keep)}
+parents = [kept_at.get(held[k].parent.element_id, -1) if held[k].parent is not None else -1 for k in keep]
 owners = []
 for k in keep:  # a bone's armature: its nearest ancestor that is not a bone
     node = held[k]
@@ -255,6 +257,7 @@ if skin is None or skin:  # linear blend skinning of each mesh by its clusters: 
             placed[:, alone] = np.einsum("tij,vj->tvi", own[:, :3], pos[alone])
         skinned[str(node.name)] = placed
 np.savez(out, worlds=worlds, names=np.array(names, dtype=object), owners=np.array(owners, dtype=object),
+         parents=np.array(parents, dtype=np.int64),
          skin_names=np.array(list(skinned), dtype=object), **{f"skin{j}": v for j, v in enumerate(skinned.values())})
 sys.stdout.flush()
 os._exit(0)
@@ -275,6 +278,7 @@ class FbxRead(NamedTuple):
     owners: list  #: for bones, their armature's node name; '' for other nodes
     worlds: np.ndarray  #: (T, nodes, 4, 4) node_to_world at the asked times (Blender's axes, metres)
     skinned: dict  #: mesh name -> (T, V, 3) vertices skinned by the file's clusters (when asked)
+    parents: np.ndarray | None = None  #: (nodes,) each node's parent column, -1 under the file's root
 
     def index(self) -> dict:
         """``(armature or '', name) -> node column``: bones under their armature, others
@@ -356,7 +360,11 @@ class UfbxReader:
             data = np.load(self._out, allow_pickle=True)
             skinned = {str(n): np.array(data[f"skin{j}"]) for j, n in enumerate(data["skin_names"])}
             return FbxRead(
-                [str(n) for n in data["names"]], [str(n) for n in data["owners"]], np.array(data["worlds"]), skinned
+                [str(n) for n in data["names"]],
+                [str(n) for n in data["owners"]],
+                np.array(data["worlds"]),
+                skinned,
+                np.array(data["parents"]),
             )
         finally:
             self._folder.cleanup()

@@ -165,14 +165,14 @@ def _apply(scene, series, frames, split: list[int], outer: core.TRS, inner: core
 
 def _mute_transform(obj, changed: list) -> None:
     """For the length of the export: mute ``obj``'s constraints and the drivers of its
-    transform channels, and zero its delta transforms, so that its keys (Blender's
+    transform channels and constraints, and zero its delta transforms, so that its keys (Blender's
     evaluated result, constraints and drivers included) are its transform; what was
     changed is recorded in ``changed`` (:func:`..edits.editing.set_saved`)."""
     for con in obj.constraints:
         set_saved(changed, con, "mute", True)
     if obj.animation_data is not None:
-        for fc in obj.animation_data.drivers:
-            if fc.data_path in _CHANNELS:
+        for fc in obj.animation_data.drivers:  # a driven mute or influence would switch a constraint back on
+            if fc.data_path in _CHANNELS or fc.data_path.startswith("constraints["):
                 set_saved(changed, fc, "mute", True)
     for name, value in _NO_DELTA.items():
         setattr(obj, name, value)
