@@ -196,7 +196,6 @@ def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
     return max(check_result(err.relative, args.out), skins)
 
 
-
 def _fbx_accumulated(scene, args, frame_range) -> int:
     """``export --target fbx --engine unreal-interchange|unreal-locals|ogre``: the
     accumulated FBX, read back and accumulated as those engines do."""

@@ -294,3 +294,19 @@ def test_ik_legs_are_never_worse_than_blenders_plain_export(empty_scene, tmp_pat
     turns = fbx_export.turns_of(series.keys)
     theirs = compare(read_fbx(plain, [1 / 24]), series.keys, series.world, turns=turns)
     assert result.error.relative < max(10 * theirs.relative, CHECK_TOLERANCE)
+
+
+@pytest.mark.parametrize("build", ["units", "cameras"])
+def test_accumulated_fbx_reads_back_in_scene_units_with_the_turns(empty_scene, tmp_path, build):
+    """The accumulated FBX (``--engine ogre``) goes through the same reader: a scene in
+    decimetres was 0.9 relative off, cameras and lights 0.2."""
+    pytest.importorskip("ufbx")
+    from hierarchy_inspector.addon.scene.exports.fbx_accumulated import write_fbx_accumulated
+
+    if build == "units":
+        user_scenes.unit_scaled(empty_scene, 0.1)
+    else:
+        user_scenes.cameras_and_lights(empty_scene)
+        bpy.data.objects.remove(empty_scene.objects["CamChild"])
+    result = write_fbx_accumulated(empty_scene, str(tmp_path / "acc.fbx"), None, again=False)
+    assert result.error.checked >= 2 and result.error.relative < 1e-6, result.error.per_node
