@@ -19,9 +19,9 @@ from hierarchy_inspector.addon.model.exports.euler_pole import CAMERA_TURN, LIGH
 from hierarchy_inspector.addon.model.exports.fbx_check import FbxRead, compare, fbx_unit_meters
 from hierarchy_inspector.addon.model.exports.gltf_animation import append_accessor, read_accessor
 from hierarchy_inspector.addon.model.exports.gltf_file import Gltf
-from hierarchy_inspector.addon.model.exports.gltf_prune import remove_unused
-from hierarchy_inspector.addon.model.exports.plain_compare import helpers_to_drop, worse_nodes
-from hierarchy_inspector.addon.model.exports.skinned_check import match_vertices, mesh_error
+from hierarchy_inspector.addon.model.exports.verdicts.plain import helpers_to_drop, worse_nodes
+from hierarchy_inspector.addon.model.exports.verdicts.prune import remove_unused
+from hierarchy_inspector.addon.model.exports.verdicts.skinned import match_vertices, mesh_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
@@ -187,7 +187,7 @@ def test_helpers_blamed_through_their_readers_first():
 
 
 def test_a_dropped_bone_takes_the_helpers_whose_ik_posed_it():
-    from hierarchy_inspector.addon.model.exports.plain_compare import with_chain_owners
+    from hierarchy_inspector.addon.model.exports.verdicts.plain import with_chain_owners
 
     # 2 (hand) has an IK posing 1 and 0; 1 (lower) an IK posing 0 (upper); 3 has none
     chains = {1: [0], 2: [1, 0]}
@@ -196,7 +196,7 @@ def test_a_dropped_bone_takes_the_helpers_whose_ik_posed_it():
 
 
 def test_batches_of_frames_give_the_error_of_the_whole_range():
-    from hierarchy_inspector.addon.model.exports.skinned_check import combine, frame_batches
+    from hierarchy_inspector.addon.model.exports.verdicts.skinned import combine, frame_batches
 
     rng = np.random.default_rng(8)
     blender = rng.normal(size=(9, 40, 3)) * np.linspace(1, 3, 9)[:, None, None]  # the size grows with time

@@ -197,7 +197,7 @@ def test_gltf_six_weights_per_vertex(empty_scene, tmp_path, all_influences):
     the mesh, its worst vertex and why; with every influence written it passes, and
     three.js's view (the first set alone) is measured beside it. Independently:
     tests/gltf_reader.py's loop skinning of the first set gives the check's numbers."""
-    from hierarchy_inspector.addon.model.exports.skinned_check import skinned_vertices
+    from hierarchy_inspector.addon.model.exports.verdicts.skinned import skinned_vertices
 
     body = user_scenes.six_weights(empty_scene)
     out = tmp_path / "six.glb"

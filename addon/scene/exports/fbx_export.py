@@ -33,7 +33,7 @@ instances are written by Blender's exporter as they are (``FbxResult.not_checked
 The copy's plan (nodes split, constraint readers, IK chains) is :mod:`.fbx_plan`; the
 Euler-pole helpers :mod:`.fbx_pole`. When the file misses the tolerance, Blender's plain
 export is read back as well and the helpers that made a node worse than it are left
-out (:mod:`...model.exports.plain_compare`); skinned meshes are checked by their
+out (:mod:`...model.exports.verdicts.plain`); skinned meshes are checked by their
 vertices (:mod:`.skinned`).
 """
 
@@ -58,8 +58,8 @@ from ...model.exports.animated_gltf import (
 )
 from ...model.exports.euler_pole import CAMERA_TURN, LIGHT_TURN
 from ...model.exports.fbx_check import FbxError, compare, fbx_unit_meters, prepare_next, read_fbx, start_reader
-from ...model.exports.plain_compare import helpers_to_drop, with_chain_owners, worse_nodes
-from ...model.exports.skinned_check import SkinCheck
+from ...model.exports.verdicts.plain import helpers_to_drop, with_chain_owners, worse_nodes
+from ...model.exports.verdicts.skinned import SkinCheck
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with

@@ -2,7 +2,7 @@
 armature, the split's factors, the constraint readers of the split nodes (they read a
 node that the copy rebuilds) and the IK chains muted with their owners; and why a
 helper is left out where the file would be worse than Blender's plain export
-(:func:`worse_reason`, the choice itself in :mod:`...model.exports.plain_compare`)."""
+(:func:`worse_reason`, the choice itself in :mod:`...model.exports.verdicts.plain`)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ import numpy as np
 from ...model.errors import ExportError
 from ...model.exports.animated_gltf import FrameError, animated_error
 from ...model.exports.gltf_file import Gltf
-from ...model.exports.skinned_check import SkinCheck
+from ...model.exports.verdicts.skinned import SkinCheck
 from ...model.frames import FrameRange
 from ...model.outputs import check_writable, write_with
 from ...model.thresholds import DEFAULT, Thresholds

@@ -37,9 +37,9 @@ from ...model.exports.animated_gltf import (
 from ...model.exports.gltf_animation import key_times, world_matrices_at
 from ...model.exports.gltf_check import node_index
 from ...model.exports.gltf_file import Gltf
-from ...model.exports.gltf_prune import remove_unused
 from ...model.exports.gltf_takes import add_take_helpers, take_errors, worst
-from ...model.exports.skinned_check import SkinCheck
+from ...model.exports.verdicts.prune import remove_unused
+from ...model.exports.verdicts.skinned import SkinCheck
 from ...model.thresholds import DEFAULT, Thresholds
 from ..frames import read_frames
 from ..gltf_export import gltf_conversion
@@ -318,7 +318,7 @@ def _evaluate(scene, gltf: Gltf, settings: HookSettings, frame: int):
 
 def _write_checked(gltf: Gltf, path: str, check):
     """``gltf`` written beside the exporter's file (its unused parts removed:
-    :func:`...model.exports.gltf_prune.remove_unused`), ``check(read back)`` run on it, then
+    :func:`...model.exports.verdicts.prune.remove_unused`), ``check(read back)`` run on it, then
     renamed over the original; returns what ``check`` returned. A separate .bin (.gltf
     separate) is renamed first: the correction only appends to the buffer, so the old
     .gltf still reads the new .bin if the second rename never happens."""

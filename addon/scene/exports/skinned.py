@@ -5,7 +5,7 @@ explains a vertex the file places elsewhere (more influences than the file keeps
 B-Bone segments, dual quaternions, envelopes, other modifiers, shape keys).
 
 The numbers (skinning the file, matching vertices, the tolerance) are Blender-free:
-:mod:`...model.exports.skinned_check`.
+:mod:`...model.exports.verdicts.skinned`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 
 from ...model.exports.gltf_animation import world_matrices_at
 from ...model.exports.gltf_file import Gltf
-from ...model.exports.skinned_check import (
+from ...model.exports.verdicts.skinned import (
     SkinCheck,
     combine,
     frame_batches,

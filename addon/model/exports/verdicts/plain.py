@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..timeline.series import with_ancestors
+from ...timeline.series import with_ancestors
 
 
 def worse_nodes(ours: dict, plain: dict, tolerance: float) -> dict[str, tuple[float, float]]:

@@ -22,9 +22,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .animated_gltf import within_tolerance
-from .gltf_animation import read_accessor, sample_keys
-from .gltf_file import Gltf
+from ..animated_gltf import within_tolerance
+from ..gltf_animation import read_accessor, sample_keys
+from ..gltf_file import Gltf
 
 #: A mesh passes when no vertex is further from Blender's than this share of its size.
 VERTEX_TOLERANCE = 1e-5

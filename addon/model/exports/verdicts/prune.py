@@ -19,7 +19,7 @@ extensions such as Draco).
 
 from __future__ import annotations
 
-from .gltf_file import Gltf
+from ..gltf_file import Gltf
 
 #: Extensions that refer to no accessor outside the places :func:`_accessor_slots` visits.
 KNOWN_EXTENSIONS = frozenset(
