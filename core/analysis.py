@@ -3,7 +3,9 @@ family show, compared with what Blender shows?
 
 Input is what an exporter sees: each node's local matrix (parent space) and the world
 matrix Blender displays. Exporters write the TRS of the local matrix and drop its
-shear; then
+shear: the translation, the column lengths and the rotation Blender's
+``Matrix.decompose()`` gives (``decompose(..., rotation="blender")``: where the local
+leans, that rotation is not the X-keeping one, and every descendant follows it); then
 
 - matrix-composing engines (glTF viewers, Unity, Godot) multiply those TRS matrices:
   ``world_matrix_model``;
@@ -92,7 +94,7 @@ def analyze(
         except InputError:  # raised again below, in the order of the separate steps
             pass
     if reference_parts is None:
-        parts, local_frames = decompose_with_frames(local)
+        parts, local_frames = decompose_with_frames(local, rotation="blender")
     local_trs = parts.trs()
     # Hierarchy.world_matrices and .accumulate, their folds as one.
     world_matrix_model, accumulated = hierarchy._world_matrices_and_accumulate(
@@ -153,7 +155,7 @@ def _decompose_pair(local: np.ndarray, reference: np.ndarray) -> tuple[tuple, tu
     each) in one call (its errors name an index of the pair: callers redo the steps
     separately for the message)."""
     n = local.shape[0]
-    joined, frames = decompose_with_frames(np.concatenate((local, reference)))
+    joined, frames = decompose_with_frames(np.concatenate((local, reference)), rotation=np.arange(2 * n) < n)
     first = Decomposition(*(field[:n] for field in joined))
     second = Decomposition(*(field[n:] for field in joined))
     return (first, second), (frames[:n], frames[n:])

@@ -49,7 +49,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .errors import InputError, as_array, first_index, where
-from .rotations import matrix_to_quat
+from .rotations import blender_matrix_to_quat, matrix_to_quat, quat_to_matrix
 
 __all__ = [
     "Decomposition",
@@ -60,7 +60,15 @@ __all__ = [
     "rotation_frames",
     "affine_inverse",
     "AFFINE_TOLERANCE",
+    "ROTATION_RULES",
 ]
+
+#: How :func:`decompose` picks the rotation of a matrix whose columns are not
+#: perpendicular: ``"gram-schmidt"`` keeps the X column's direction exactly (the shear
+#: factor is then upper triangular); ``"blender"`` is what Blender's ``Matrix.decompose()``
+#: and so its glTF and FBX exporters give (:func:`~.rotations.blender_matrix_to_quat` of
+#: the normalised columns). Both are the rotation itself when there is no shear.
+ROTATION_RULES = ("gram-schmidt", "blender")
 
 _TINY = 1e-12
 #: Largest ``|bottom row - (0, 0, 0, 1)|`` entry of a 4x4 matrix accepted as affine by
@@ -231,19 +239,27 @@ def _safe_columns(m3: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.nda
     return m3, exponents, sq
 
 
-def rotation_frames(matrices) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def rotation_frames(matrices, *, rotation: str = "gram-schmidt") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The rotation part of :func:`decompose` as matrices, cheaply.
 
     Returns ``(frame, scale, normalised)``: rotation matrices ``(..., 3, 3)``, signed
     scale ``(..., 3)`` and the signed normalised columns ``(..., 3, 3)`` (zero where a
-    column is exactly zero). Any magnitude; a column longer than the largest float64
-    raises :class:`InputError`.
+    column is exactly zero). ``rotation`` one of :data:`ROTATION_RULES`. Any magnitude; a
+    column longer than the largest float64 raises :class:`InputError`.
     """
-    return _rotation_frames(linear_part(matrices))
+    return _rotation_frames(linear_part(matrices), _rule(rotation))
 
 
-def _rotation_frames(m3: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`rotation_frames` of the 3x3 parts ``(..., 3, 3)`` of checked (finite) matrices."""
+def _rule(rotation: str) -> bool:
+    """True for Blender's rotation rule; :class:`InputError` for an unknown one."""
+    if rotation not in ROTATION_RULES:
+        raise InputError(f"rotation: expected one of {', '.join(ROTATION_RULES)}, got {rotation!r}", "rotation")
+    return rotation == "blender"
+
+
+def _rotation_frames(m3: np.ndarray, blender=False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`rotation_frames` of the 3x3 parts ``(..., 3, 3)`` of checked (finite)
+    matrices; ``blender`` (a bool, or bool per matrix) where Blender's rotation rule applies."""
     cols, exponents, sq = _safe_columns(m3)
     col_lengths = np.sqrt(sq)
     sign = np.where(determinant3(cols) < 0.0, -1.0, 1.0)
@@ -264,7 +280,21 @@ def _rotation_frames(m3: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     scale = sign[..., None] * lengths
     safe = np.where(col_lengths > 0.0, sign[..., None] * col_lengths, np.inf)  # zero columns normalise to 0
     normalised = cols / safe[..., None, :]
-    return _gram_schmidt(normalised), scale, normalised
+    return _frames(normalised, blender), scale, normalised
+
+
+def _frames(normalised: np.ndarray, blender) -> np.ndarray:
+    """Rotation frames ``(..., 3, 3)`` of signed normalised columns: Blender's rule where
+    ``blender`` (a bool or a bool per matrix) holds, Gram-Schmidt elsewhere."""
+    pick = np.broadcast_to(np.asarray(blender, dtype=bool), normalised.shape[:-2])
+    if not pick.any():
+        return _gram_schmidt(normalised)
+    if pick.all():
+        return quat_to_matrix(blender_matrix_to_quat(normalised))
+    frames = np.empty(normalised.shape)
+    frames[pick] = quat_to_matrix(blender_matrix_to_quat(normalised[pick]))
+    frames[~pick] = _gram_schmidt(normalised[~pick])
+    return frames
 
 
 def affine_inverse(matrices) -> tuple[np.ndarray, np.ndarray]:
@@ -302,7 +332,7 @@ def affine_inverse(matrices) -> tuple[np.ndarray, np.ndarray]:
     return out, singular
 
 
-def decompose(matrices) -> Decomposition:
+def decompose(matrices, *, rotation: str = "gram-schmidt") -> Decomposition:
     """Split ``(..., 4, 4)`` (or ``(..., 3, 3)``) matrices into T, R, S and shear.
 
     Nothing is dropped: ``M == T @ R @ shear @ S`` to round-off (each column to a few
@@ -312,6 +342,12 @@ def decompose(matrices) -> Decomposition:
     :class:`InputError` naming the index for a 4x4 whose bottom row is not
     ``(0, 0, 0, 1)`` and for a column longer than the largest float64.
 
+    ``rotation`` (:data:`ROTATION_RULES`) picks R where the columns lean: by default X
+    keeps its direction and ``shear`` is upper triangular; ``"blender"`` gives the
+    rotation Blender's ``Matrix.decompose()`` and its exporters write (``shear`` is then
+    ``R^T`` times the normalised columns, not triangular). Translation, scale and the
+    shear angles are the same under both.
+
     >>> import numpy as np
     >>> d = decompose(np.diag([2.0, 3.0, 4.0, 1.0]))
     >>> d.scale.tolist(), d.rotation.tolist(), bool(np.allclose(d.shear, np.eye(3)))
@@ -320,14 +356,16 @@ def decompose(matrices) -> Decomposition:
     >>> np.round(shear_angles(sheared), 6).tolist()  # X and Y meet at 45 degrees
     [45.0, 0.0, 0.0]
     """
-    return decompose_with_frames(matrices)[0]
+    return decompose_with_frames(matrices, rotation=rotation)[0]
 
 
-def decompose_with_frames(matrices) -> tuple[Decomposition, np.ndarray]:
+def decompose_with_frames(matrices, *, rotation="gram-schmidt") -> tuple[Decomposition, np.ndarray]:
     """:func:`decompose`, and its rotations as matrices ``(..., 3, 3)`` too (the frames
-    the quaternions were taken from), for callers that need both."""
+    the quaternions were taken from), for callers that need both. ``rotation`` may also
+    be a bool array of the batch shape: True where Blender's rule applies."""
     m = _check_affine(_check_matrices(matrices, "matrices"), "matrices")
-    frame, scale, normalised = _rotation_frames(m[..., :3, :3])
+    blender = _rule(rotation) if isinstance(rotation, str) else rotation
+    frame, scale, normalised = _rotation_frames(m[..., :3, :3], blender)
     shear = np.swapaxes(frame, -1, -2) @ normalised
     translation = m[..., :3, 3] if m.shape[-1] == 4 else np.zeros(m.shape[:-2] + (3,))
     return Decomposition(translation, matrix_to_quat(frame), scale, shear), frame

@@ -1,6 +1,7 @@
-"""The four numbers a frame-range report needs, for every node at every frame, in flat
-component arithmetic: world shear, local shear, and the corner distance of both engine
-models from the reference.
+"""The numbers a frame-range report needs, for every node at every frame, in flat
+component arithmetic: world shear, local shear, and the corner distance of each engine
+model from the reference (the matrix model, the accumulated model, and the matrix
+model's world made an Unreal ``FTransform``).
 
 :func:`frame_fields` gives per node-frame what :func:`~.analysis.analyze` gives per node
 (``abs(shear_deg).max``, ``abs(local.shear_deg).max``, ``matrix_model_deviation.max_corner``,
@@ -43,10 +44,21 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import unreal_math
+from ._columns import (
+    _corner_distance,
+    _cross,
+    _dot,
+    _matmul,
+    _max_abs_arcsin_deg,
+    _ordinary,
+    _pair_cosines,
+    _squares,
+)
 from .decompose import affine_inverse, affine_pseudo_inverse, decompose, shear_angles
 from .errors import InputError
 from .hierarchy import Hierarchy
-from .rotations import quat_to_matrix
+from .rotations import blender_matrix_to_quat, quat_to_matrix
 
 __all__ = ["FrameFields", "frame_fields", "affine_pseudo_inverse", "MAX_LEVELS"]
 
@@ -64,7 +76,9 @@ BLOCK = 60_000
 
 #: Row-major 4x4 indices of the X, Y, Z columns and the translation (the SoA rows).
 _ROWS = np.array([0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11])
-_LOW, _HIGH = 1e-150, 1e150
+#: Scales above this keep Unreal's ``FTransform`` on its component path (a squared axis
+#: length above ``UE_SMALL_NUMBER``).
+_POSITIVE = 1e-4
 #: Parents whose |det| is at most this fraction of their column lengths' product take the
 #: general path (condition numbers above about 1e6).
 _ILL = 1e-6
@@ -86,6 +100,14 @@ class FrameFields(NamedTuple):
     corner_accumulated: np.ndarray
     singular_parent: np.ndarray
     parent_condition: np.ndarray
+    #: ``(T, N)`` the largest box-corner distance of the matrix model's world made an
+    #: Unreal ``FTransform`` (:func:`~.unreal_math.from_linear`: the classic FBX
+    #: importer's world wherever :attr:`positive` holds) from the reference.
+    corner_global_trs: np.ndarray | None = None
+    #: ``(T, N)`` bool: the local's scale and the matrix model's world's scale are all
+    #: above ``1e-4`` and not mirrored: Unreal's component path applies (its importers'
+    #: worlds are then the global TRS and the accumulated model).
+    positive: np.ndarray | None = None
 
 
 class _Levels:
@@ -124,80 +146,6 @@ class _Levels:
         self.parent_pos = position[s[r:] * n + column[parents[node[r:]]]]
 
 
-def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Column-wise dot products of ``(3, M)`` vectors: ``(M,)``."""
-    return np.einsum("im,im->m", a, b)
-
-
-def _cross(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """Column-wise cross products of ``(3, M)`` vectors: ``(3, M)`` (into ``out``)."""
-    if out is None:
-        out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    for i, j, k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
-        np.multiply(a[j], b[k], out=out[i])
-        out[i] -= a[k] * b[j]
-    return out
-
-
-def _lin(cols: np.ndarray, v: np.ndarray, out=None) -> np.ndarray:
-    """``(3x3 given by column rows cols (9, M)) @ v (3, M)``: ``(3, M)``."""
-    return np.einsum("kim,km->im", cols.reshape(3, 3, -1), v, out=out)
-
-
-def _matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray, rows: str = "kim") -> np.ndarray:
-    """Products ``a @ b`` of 3x3 matrices ``(3, 3, m)`` into ``out``, all three given as
-    column blocks (column, row, m); ``rows="ikm"``: ``a`` given as row blocks instead.
-
-    One einsum per column of the product: a single einsum for all three
-    (``"kim,jkm->jim"``) runs at its speed only where m is a multiple of 8192 (numpy's
-    buffer size), and 2 to 4x slower elsewhere; a matrix-vector einsum is as fast at
-    every m."""
-    for j in range(3):
-        np.einsum(f"{rows},km->im", a, b[j], out=out[j])
-    return out
-
-
-def _max_abs_arcsin_deg(cos: np.ndarray) -> np.ndarray:
-    """``max_k |degrees(arcsin(cos_k))|`` of ``(3, M)`` cosines (arcsin is monotonic)."""
-    return np.degrees(np.arcsin(np.minimum(np.abs(cos).max(axis=0), 1.0)))
-
-
-def _pair_cosines(cols: np.ndarray, sq: np.ndarray) -> np.ndarray:
-    """Cosines ``(3, M)`` of the XY, YZ, ZX column pairs of ``cols (9, M)``; 0 where a
-    column is zero (as :func:`~.decompose.shear_angles`)."""
-    x, y, z = cols[0:3], cols[3:6], cols[6:9]
-    dots = np.empty((3, cols.shape[1]))
-    for k, (u, v) in enumerate(((x, y), (y, z), (z, x))):
-        np.einsum("im,im->m", u, v, out=dots[k])
-    denom = np.sqrt(sq * sq[[1, 2, 0]])
-    return np.divide(dots, denom, out=np.zeros_like(dots), where=denom > 0.0)
-
-
-def _squares(cols: np.ndarray) -> np.ndarray:
-    """Squared lengths ``(3, M)`` of the X, Y, Z columns of ``cols (9 or 12, M)``."""
-    c = cols[0:9].reshape(3, 3, -1)
-    return np.einsum("jim,jim->jm", c, c)
-
-
-def _ordinary(sq: np.ndarray) -> np.ndarray:
-    """``(M,)`` bool: every squared column length in ``[1e-150, 1e150]``."""
-    return ((sq >= _LOW) & (sq <= _HIGH)).all(axis=0)
-
-
-def _corner_distance(diff: np.ndarray, lo: np.ndarray, size: np.ndarray) -> np.ndarray:
-    """Largest distance ``(M,)`` of the 8 corners of boxes ``lo + [0, size]`` moved by the
-    affine difference ``diff (12, M)`` (as :func:`~.metrics.box_corner_distance`)."""
-    base = _lin(diff[0:9], lo) + diff[9:12]
-    e0, e1, e2 = diff[0:3] * size[0], diff[3:6] * size[1], diff[6:9] * size[2]
-    corners = np.empty((8,) + base.shape)
-    corners[0] = base
-    np.add(base, e0, out=corners[1])
-    np.add(base, e1, out=corners[2])
-    np.add(corners[1], e1, out=corners[3])
-    np.add(corners[0:4], e2, out=corners[4:8])
-    return np.sqrt(np.einsum("kim,kim->km", corners, corners).max(axis=0))
-
-
 def _general(world: np.ndarray, parent_world: np.ndarray | None):
     """The general path for a few node-frames: ``world (K, 4, 4)`` and its parents'
     (None: roots). Returns ``(world shear, local shear, frame (9, K), scale (3, K),
@@ -214,7 +162,7 @@ def _general(world: np.ndarray, parent_world: np.ndarray | None):
         inv3 = inverse[:, :3, :3]  # (4x4 returned)
         cond = np.sqrt((m3 * m3).sum(axis=(1, 2)) * (inv3 * inv3).sum(axis=(1, 2)))
         cond[none] = np.inf
-    parts = decompose(local)
+    parts = decompose(local, rotation="blender")
     frame = quat_to_matrix(parts.rotation)  # (K, 3, 3): rows of the SoA are its columns
     return (
         np.abs(shear_angles(world)).max(axis=-1),
@@ -262,7 +210,8 @@ def _locals(w: np.ndarray, levels: _Levels, a: int, b: int, cond: np.ndarray):
 
 
 def _decompose(local: np.ndarray):
-    """Gram-Schmidt frames ``(9, M)``, signed scales ``(3, M)``, local shear ``(M,)`` and
+    """The exporters' rotation frames ``(9, M)`` (Blender's rule, as :func:`~.decompose.decompose`
+    with ``rotation="blender"``), signed scales ``(3, M)``, local shear ``(M,)`` and
     ``(M,)`` bool where the closed form does not apply (extreme or nearly parallel columns)."""
     sq = _squares(local)
     odd = ~_ordinary(sq)
@@ -273,12 +222,11 @@ def _decompose(local: np.ndarray):
     u0 = x / np.sqrt(_dot(x, x))
     cos_xy = _dot(y, u0)
     w1 = y - cos_xy * u0
-    w1len = np.sqrt(_dot(w1, w1))
-    odd |= w1len < 0.5
-    frame = np.empty((9, local.shape[1]))
-    frame[0:3] = u0
-    frame[3:6] = w1 / np.where(odd, 1.0, w1len)
-    frame[6:9] = _cross(frame[0:3], frame[3:6])
+    odd |= _dot(w1, w1) < 0.25
+    # Blender's quaternion of the normalised columns (n[m, r, c] as a strided view of the
+    # column rows), as a frame in column rows again.
+    q = blender_matrix_to_quat(n.reshape(3, 3, -1).transpose(2, 1, 0))
+    frame = np.ascontiguousarray(quat_to_matrix(q).transpose(2, 1, 0)).reshape(9, -1)
     # The columns of n are unit vectors (to round-off): their dot products are the cosines.
     shear = _max_abs_arcsin_deg(np.stack((cos_xy, _dot(y, z), _dot(z, x))))
     return frame, scale, shear, odd
@@ -328,7 +276,7 @@ def _rows(world: np.ndarray, levels: _Levels, out: np.ndarray) -> np.ndarray:
 
 
 def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, nodes=None, mask=None) -> FrameFields:
-    """The report's four numbers for the nodes of ``hierarchy`` at T' frames: ``(T', N')``.
+    """The report's numbers for the nodes of ``hierarchy`` at T' frames: ``(T', N')``.
 
     ``world (T, N, 4, 4)`` the reference world matrices (Blender's), ``box_min, box_max
     (T, N, 3)`` local boxes; ``frames (T',)`` time indices and ``nodes (N',)`` node
@@ -352,8 +300,9 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
     box_min, box_max = np.asarray(box_min, dtype=np.float64), np.asarray(box_max, dtype=np.float64)
     shape = (len(frames), len(nodes))
     per_frame = np.full(len(frames), len(nodes)) if mask is None else _check_mask(mask, shape, hierarchy)
-    numbers = np.empty((5,) + shape) if mask is None else np.full((5,) + shape, np.nan)
-    flags = np.zeros(shape, dtype=bool)
+    numbers = np.empty((6,) + shape) if mask is None else np.full((6,) + shape, np.nan)
+    flags = np.zeros((2,) + shape, dtype=bool)
+    flags[1] = True  # (node-frames outside the mask count as positive)
     # A block of frames at a time through the whole pass (at most BLOCK node-frames, at
     # least one frame), in one buffer reused from block to block (arrays for a whole
     # range would be fresh memory, a page fault per 4 KB).
@@ -362,8 +311,10 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
     scratch = _Scratch(int(np.diff(ends[bounds]).max(initial=0)))
     for f, g in zip(bounds[:-1], bounds[1:], strict=True):
         sub = None if mask is None else mask[f:g]
-        _block_fields(hierarchy, world, box_min, box_max, frames[f:g], nodes, numbers[:, f:g], flags[f:g], scratch, sub)
-    return FrameFields(numbers[0], numbers[1], numbers[2], numbers[3], flags, numbers[4])
+        _block_fields(
+            hierarchy, world, box_min, box_max, frames[f:g], nodes, numbers[:, f:g], flags[:, f:g], scratch, sub
+        )
+    return FrameFields(numbers[0], numbers[1], numbers[2], numbers[3], flags[0], numbers[4], numbers[5], flags[1])
 
 
 def _check_mask(mask, shape: tuple[int, int], hierarchy: Hierarchy) -> np.ndarray:
@@ -394,7 +345,7 @@ class _Scratch:
     """The float64 rows of a block, carved from one buffer allocated once per call:
     ``rows(name, m)`` is a contiguous ``(k, m)`` view (``k`` rows of that name)."""
 
-    _LAYOUT = {"w": 12, "lo": 3, "size": 3, "result": 5, "frame": 9, "scale": 3, "translation": 3, "v": 27}
+    _LAYOUT = {"w": 12, "lo": 3, "size": 3, "result": 6, "frame": 9, "scale": 3, "translation": 3, "v": 27}
 
     def __init__(self, capacity: int):
         self._buffer = np.empty(sum(self._LAYOUT.values()) * capacity)
@@ -419,8 +370,8 @@ def _check_finite(rows: np.ndarray, levels: _Levels, n_all: int, what: str) -> N
 
 def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, numbers, flags, scratch, mask) -> None:
     """:func:`frame_fields` for a block of ``frames (t,)`` (``mask (t, N')`` or None),
-    written into ``numbers (5, t, N')`` and ``flags (t, N')``, its arrays views of
-    ``scratch``."""
+    written into ``numbers (6, t, N')`` and ``flags (2, t, N')`` (singular parent,
+    positive), its arrays views of ``scratch``."""
     levels = _Levels(hierarchy, frames, nodes, world.shape[1], mask)
     order, m = levels.order, len(levels.order)
     w = _rows(world, levels, scratch.rows("w", m))
@@ -431,7 +382,9 @@ def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, 
     _check_finite(lo, levels, world.shape[1], "box_min")
     _check_finite(size, levels, world.shape[1], "box_max")
     size -= lo
-    result = scratch.rows("result", m)  # shear, local shear, corner distance of each model, parent condition
+    # shear, local shear, corner distance of each model, parent condition, global TRS corner
+    result = scratch.rows("result", m)
+    positive = np.empty(m, dtype=bool)
     frame, scale, translation = scratch.rows("frame", m), scratch.rows("scale", m), scratch.rows("translation", m)
     singular = np.zeros(m, dtype=bool)  # set by the general path only (the closed form hands those over)
     # Per node-frame work in chunks of at most CHUNK node-frames (a chunk's temporaries
@@ -465,8 +418,16 @@ def _block_fields(hierarchy: Hierarchy, world, box_min, box_max, frames, nodes, 
         diff[0:9] -= w[0:9, a:b]
         np.subtract(v[21:24, a:b], w[9:12, a:b], out=diff[9:12])
         result[3, a:b] = _corner_distance(diff, lo[:, a:b], size[:, a:b])
+        # The matrix model's world as Unreal's FTransform (the classic importer's world).
+        q, s = unreal_math.from_linear(v[0:9, a:b].reshape(3, 3, -1).transpose(2, 1, 0))
+        diff[0:9] = quat_to_matrix(q, s).transpose(2, 1, 0).reshape(9, -1)
+        diff[0:9] -= w[0:9, a:b]
+        np.subtract(v[18:21, a:b], w[9:12, a:b], out=diff[9:12])
+        result[5, a:b] = _corner_distance(diff, lo[:, a:b], size[:, a:b])
+        positive[a:b] = (s > 0.0).all(axis=1) & (scale[:, a:b] > _POSITIVE).all(axis=0)
     numbers.reshape(len(result), -1)[:, levels.out] = result  # (a view: the block's frames are contiguous)
-    flags.reshape(-1)[levels.out] = singular
+    flags[0].reshape(-1)[levels.out] = singular
+    flags[1].reshape(-1)[levels.out] = positive
 
 
 def _patch(idx, world, levels: _Levels, result, frame, scale, translation, singular) -> None:

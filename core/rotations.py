@@ -23,6 +23,7 @@ __all__ = [
     "quat_rotate",
     "quat_to_matrix",
     "matrix_to_quat",
+    "blender_matrix_to_quat",
     "quat_angle_deg",
     "euler_to_matrix",
     "euler_to_quat",
@@ -236,6 +237,68 @@ def matrix_to_quat(matrix) -> np.ndarray:
     length = np.where(out[..., 0] < 0.0, -length, length)
     out /= length[..., None]
     return out
+
+
+#: ``mat3_normalized_to_quat_fast`` normalises its result only when its squared length is
+#: this far from 1 (``BLI_ASSERT_UNIT_EPSILON * 3``).
+_BLENDER_UNIT_SQ_TOLERANCE = 0.0002 * 3
+
+
+def blender_matrix_to_quat(normalised, *, unit: bool = True) -> np.ndarray:
+    """The quaternion ``(..., 4)`` Blender's ``mat3_to_quat`` takes from 3x3 matrices whose
+    columns are normalised ``(..., 3, 3)`` but not necessarily perpendicular (a sheared
+    local matrix): what ``Matrix.decompose()`` returns, and so what Blender's glTF and FBX
+    exporters write for a node whose local matrix holds shear.
+
+    A port of ``mat3_normalized_to_quat_fast`` (``blenlib/intern/math_rotation.cc``,
+    Blender 4.2 to 5.0; Mike Day's four branches chosen by the diagonal, ``w >= 0``). For
+    a rotation matrix every branch gives the rotation's quaternion; for a sheared one the
+    branch picks which off-diagonal entries count, so the result is neither the nearest
+    rotation nor :func:`matrix_to_quat`'s. A negative determinant is negated first
+    (``mat3_normalized_to_quat_with_checks``). Blender normalises the result only when its
+    squared length is 6e-4 or more away from 1; with ``unit=True`` (what the exporters
+    write: the glTF exporter calls ``normalize()``, the FBX exporter's ``to_euler``
+    normalises) it is always normalised. Blender computes in float32, this in float64.
+    """
+    n = np.asarray(normalised, dtype=np.float64)
+    if n.shape[-2:] != (3, 3):
+        raise InputError(f"normalised: expected shape (..., 3, 3), got {n.shape}", "normalised")
+    det = (
+        n[..., 0, 0] * (n[..., 1, 1] * n[..., 2, 2] - n[..., 2, 1] * n[..., 1, 2])
+        - n[..., 0, 1] * (n[..., 1, 0] * n[..., 2, 2] - n[..., 2, 0] * n[..., 1, 2])
+        + n[..., 0, 2] * (n[..., 1, 0] * n[..., 2, 1] - n[..., 2, 0] * n[..., 1, 1])
+    )
+    n = np.where((det < 0.0)[..., None, None], -n, n)
+    # Blender's mat[c][r] is n[..., r, c]; d0, d1, d2 the diagonal.
+    d0, d1, d2 = n[..., 0, 0], n[..., 1, 1], n[..., 2, 2]
+    a = (d2 < 0.0) & (d0 > d1)  # x largest
+    b = (d2 < 0.0) & ~(d0 > d1)  # y
+    c = ~(d2 < 0.0) & (d0 < -d1)  # z
+    trace = np.where(
+        a, 1.0 + d0 - d1 - d2, np.where(b, 1.0 - d0 + d1 - d2, np.where(c, 1.0 - d0 - d1 + d2, 1.0 + d0 + d1 + d2))
+    )
+    s = 2.0 * np.sqrt(trace)
+    # The sign that keeps w >= 0 in the x, y and z branches.
+    flip = np.where(
+        a, n[..., 2, 1] < n[..., 1, 2], np.where(b, n[..., 0, 2] < n[..., 2, 0], c & (n[..., 1, 0] < n[..., 0, 1]))
+    )
+    s = np.where(flip, -s, s)
+    inv = 1.0 / s
+    sum01, sum02, sum12 = n[..., 1, 0] + n[..., 0, 1], n[..., 0, 2] + n[..., 2, 0], n[..., 2, 1] + n[..., 1, 2]
+    dif_x, dif_y, dif_z = n[..., 2, 1] - n[..., 1, 2], n[..., 0, 2] - n[..., 2, 0], n[..., 1, 0] - n[..., 0, 1]
+    big = 0.25 * s
+    q = np.empty(n.shape[:-2] + (4,))
+    q[..., 0] = np.where(a, dif_x * inv, np.where(b, dif_y * inv, np.where(c, dif_z * inv, big)))
+    q[..., 1] = np.where(a, big, np.where(b, sum01 * inv, np.where(c, sum02 * inv, dif_x * inv)))
+    q[..., 2] = np.where(a, sum01 * inv, np.where(b, big, np.where(c, sum12 * inv, dif_y * inv)))
+    q[..., 3] = np.where(a, sum02 * inv, np.where(b, sum12 * inv, np.where(c, big, dif_z * inv)))
+    length_sq = np.einsum("...i,...i->...", q, q)
+    if unit:
+        q /= np.sqrt(length_sq)[..., None]
+    else:
+        far = np.abs(length_sq - 1.0) >= _BLENDER_UNIT_SQ_TOLERANCE
+        q = np.where(far[..., None], q / np.sqrt(length_sq)[..., None], q)
+    return q
 
 
 def quat_angle_deg(a, b) -> np.ndarray:

@@ -10,6 +10,7 @@ import os
 import bpy
 import numpy as np
 
+from ..model.engines.paths import LABEL, paths_of
 from ..model.errors import UsageError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
 from ..model.exports.fix_plans import bake_plan
@@ -22,6 +23,7 @@ from ..scene.blend_files import open_blend, save_copy
 from ..scene.dynamics import scene_dynamics
 from ..scene.edits.bake import bake_residual
 from ..scene.edits.helpers import insert_helpers
+from ..scene.exports.usd_export import EXTENSIONS as USD_EXTENSIONS
 from ..scene.scan import scan_scene
 from . import console
 from .export_frames_cmd import export_frames
@@ -38,7 +40,9 @@ STDOUT = "-"
 def thresholds_of(args) -> Thresholds:
     """The thresholds given on the command line, or :class:`UsageError` naming the bad one."""
     try:
-        return Thresholds(shear_deg=args.shear_threshold, corner=args.corner_threshold)
+        engine = getattr(args, "engine", None)
+        engines = paths_of([engine] if isinstance(engine, str) else engine)
+        return Thresholds(shear_deg=args.shear_threshold, corner=args.corner_threshold, engines=engines)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -191,6 +195,12 @@ def cmd_report(args) -> int:
         if worst > args.fail_on_shear:
             say(f"shear {worst:.3f} deg exceeds --fail-on-shear {args.fail_on_shear:g}")
             return EXIT_THRESHOLD
+    if getattr(args, "engine", None):  # a gate asked for: the chosen engines' flags decide
+        flagged_range = report.get("frames", {}).get("flagged", 0)
+        if flagged or flagged_range:
+            engines = ", ".join(LABEL[p] for p in report["thresholds"]["engines"])
+            say(f"{max(flagged, flagged_range)} node(s) flagged for {engines} (--engine)")
+            return EXIT_THRESHOLD
     return EXIT_OK
 
 
@@ -202,8 +212,17 @@ def cmd_export(args) -> int:
         raise UsageError(f"--csv is for --target accumulated (the {args.target} file itself holds the transforms)")
     if args.z_up and args.target != "gltf":
         raise UsageError(f"--z-up is for --target gltf (the {args.target} export has no such choice)")
+    if args.all_influences and args.target != "gltf":
+        why = "the fbx file's clusters hold every influence" if args.target == "fbx" else "no such choice there"
+        raise UsageError(f"--all-influences is for --target gltf ({why})")
+    if getattr(args, "engine", None) and args.target != "fbx":
+        raise UsageError(f"--engine is for --target fbx (the {args.target} export serves one kind of engine)")
     if args.no_pole_helpers and args.target != "fbx":
         raise UsageError(f"--no-pole-helpers is for --target fbx (the {args.target} file holds no Euler angles)")
+    usd_only = ("--only-deform-bones", args.only_deform_bones), ("--xform-op-mode", args.xform_op_mode is not None)
+    for flag, given in usd_only:
+        if given and args.target != "usd":
+            raise UsageError(f"{flag} is for --target usd (the {args.target} export has no such choice)")
     if args.animation is not None and (args.target != "gltf" or args.frames is None):
         why = f"the {args.target} export has no such choice" if args.target != "gltf" else "a static export has none"
         raise UsageError(f"--animation is for --target gltf with --frames ({why})")
@@ -213,10 +232,12 @@ def cmd_export(args) -> int:
         raise UsageError(f"{args.out!r}: glTF output must be a .glb (one file, written whole)")
     if args.target == "fbx" and not args.out.lower().endswith(".fbx"):
         raise UsageError(f"{args.out!r}: FBX output must be a .fbx")
+    if args.target == "usd" and not args.out.lower().endswith(USD_EXTENSIONS):
+        raise UsageError(f"{args.out!r}: USD output must be one of {', '.join(USD_EXTENSIONS)}")
     check_range(args.frames)
     scene = open_scene(args)
-    if args.frames is not None or args.target in ("gltf", "fbx"):
-        exported = args.target in ("gltf", "fbx")  # both exporters write instances as nodes of their own
+    if args.frames is not None or args.target in ("gltf", "fbx", "usd"):
+        exported = args.target in ("gltf", "fbx", "usd")  # the exporters write instances as nodes of their own
         instances = (
             instance_notes(scan_scene(scene, thresholds, instances=True), scene.frame_current) if exported else []
         )

@@ -19,6 +19,7 @@ import time
 import traceback
 from collections.abc import Iterator
 
+from ..model.engines.paths import ENGINE_PATH
 from ..model.errors import InspectorError, UsageError
 from ..model.frames import parse_frame
 from ..model.thresholds import DEFAULT, parse_threshold
@@ -177,15 +178,44 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--chart", metavar="OUT.png", help="with --frames: shear and corner deviation over time of the worst nodes"
     )
+    report.add_argument(
+        "--engine",
+        action="append",
+        choices=tuple(ENGINE_PATH),
+        help="only this engine's path decides 'flagged' and exit 1 (repeatable; default: every path): gltf, unity, "
+        "godot (the file's TRS composed as matrices); unreal (animated bones: each key from the file's globals, "
+        "the classic importer and Interchange since 5.4); unreal-interchange or unreal-locals (from each node's "
+        "local matrix: objects imported into a level, reference poses, Interchange before 5.4, Preserve Local "
+        "Transform); ogre (the file's TRS accumulated)",
+    )
     report.add_argument("--dynamics", action="store_true", help="add velocities, accelerations and inertial terms")
     report.add_argument("--object", help="only this object's chain and everything below it")
 
     export = sub.add_parser("export", help="export transforms that survive")
     _add_common(export)
-    export.add_argument("--target", required=True, choices=("gltf", "fbx", "accumulated"))
-    export.add_argument("--out", required=True, help="OUT.glb for gltf; OUT.fbx for fbx; OUT.json for accumulated")
+    export.add_argument("--target", required=True, choices=("gltf", "fbx", "usd", "accumulated"))
+    export.add_argument(
+        "--out",
+        required=True,
+        help="OUT.glb for gltf; OUT.fbx for fbx; OUT.usd, .usda or .usdc for usd; OUT.json for accumulated",
+    )
     export.add_argument("--csv", metavar="OUT", help="accumulated: also write the local TRS as CSV")
     export.add_argument("--z-up", action="store_true", help="gltf: keep Blender's Z-up axes (default: glTF's Y-up)")
+    export.add_argument(
+        "--all-influences",
+        action="store_true",
+        help="gltf: write every bone influence of a vertex (JOINTS_1 / WEIGHTS_1 ...: Babylon.js reads 8, three.js "
+        "only the first 4; default: Blender's exporter keeps the 4 largest); the skinned vertices are checked with "
+        "every set the file holds",
+    )
+    export.add_argument(
+        "--engine",
+        choices=tuple(ENGINE_PATH),
+        help="fbx: the engine the file is for: unreal-interchange, unreal-locals or ogre write the accumulated FBX "
+        "(each node's local the TRS whose accumulation lands it where Blender shows it: objects imported into an "
+        "Unreal level, reference poses, Preserve Local Transform, Ogre); the others (default) the exact FBX "
+        "(helper nodes where a local holds shear: glTF viewers, Unity, Godot, Unreal's animated bones)",
+    )
     export.add_argument(
         "--no-pole-helpers",
         action="store_true",
@@ -194,10 +224,23 @@ def build_parser() -> argparse.ArgumentParser:
         "1e-5 check)",
     )
     export.add_argument(
+        "--only-deform-bones",
+        action="store_true",
+        help="usd: joints for deform bones only (Blender's option; each joint whose parent is left out is "
+        "written relative to its nearest exported ancestor, where USD puts it)",
+    )
+    export.add_argument(
+        "--xform-op-mode",
+        choices=("TRS", "TOS", "MAT"),
+        default=None,
+        help="usd: how Blender's exporter writes object transforms (default TRS); prims whose local holds "
+        "shear get a matrix op whatever the mode",
+    )
+    export.add_argument(
         "--frames",
         metavar="START:END[:STEP]",
         help="export every frame of this range (END inclusive; 'scene': the scene's range): gltf animated and "
-        "exact at every frame, fbx baked at every frame, accumulated per-frame local TRS; exit 1 if the file read back is off by more "
+        "exact at every frame, fbx baked at every frame, usd time-sampled at every frame (joints within 1e-3, skinned points 1e-3 of the mesh's diagonal: half-precision joint scales), accumulated per-frame local TRS; exit 1 if the file read back is off by more "
         "than 1e-5 relative at some frame (default: a static export of the current frame)",
     )
     export.add_argument(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import core
+from .engines.paths import ACCUMULATED, MATRIX, UNREAL_FBX, UNREAL_INTERCHANGE
 from .inspection import Inspection
 from .nodes import BONE
 from .text import PLAIN, Units
@@ -22,7 +23,6 @@ def explain(inspection: Inspection, i: int, units: Units = PLAIN) -> list[str]:
     """Plain-language warnings for node ``i``: what is wrong and why (lengths in
     ``units``). What to do is :func:`.advice.actions.advice`'s (per engine family)."""
     nodes, a = inspection.nodes, inspection.analysis
-    limits = inspection.thresholds
     name = nodes.label(i)
     out: list[str] = []
     if nodes.notes[i]:
@@ -53,16 +53,47 @@ def explain(inspection: Inspection, i: int, units: Units = PLAIN) -> list[str]:
             )
         else:
             out.append(f"'{name}' is skewed {shear:.1f}\N{DEGREE SIGN} in Blender; no engine can show that.")
-    acc = float(a.accumulated_deviation.max_corner[i])
-    if acc > limits.corner:
-        out.append(
-            f"Unreal and Ogre put '{name}' up to {units.length(acc)} off: they scale each child along its own "
-            f"axes, Blender along its parent's."
-        )
-    mat = float(a.matrix_model_deviation.max_corner[i])
-    if mat > limits.corner:
-        out.append(f"A plain glTF or FBX export (Unity, Godot) puts '{name}' up to {units.length(mat)} off.")
+    out += _engine_lines(inspection, i, name, units)
     return out
+
+
+#: Why each engine path puts a node off (after "<engine> puts 'X' up to N off").
+_WHY = {
+    MATRIX: "the plain export drops the shear of a local matrix on its chain",
+    UNREAL_FBX: "the importer keeps each node's global without its shear",
+    UNREAL_INTERCHANGE: "it scales each child along its own axes, Blender along its parent's",
+    ACCUMULATED: "it scales each child along its own axes, Blender along its parent's",
+}
+
+
+def _engine_lines(inspection: Inspection, i: int, name: str, units: Units) -> list[str]:
+    """One sentence per engine path that counts and puts node ``i`` over the corner
+    threshold with Blender's plain export; paths with the same distance and reason share
+    one (Interchange and Ogre usually do)."""
+    limit = inspection.thresholds.corner
+    groups: dict[tuple[str, str], list[str]] = {}
+    for path in inspection.thresholds.engines:
+        corner = float(inspection.corner(path)[i])
+        if corner > limit:
+            reason = _WHY[path]
+            if path == UNREAL_FBX and not inspection.sheared[i]:
+                reason = "the plain FBX drops the shear of a local matrix on its chain"
+            groups.setdefault((units.length(corner), reason), []).append(path)
+    lines = []
+    for (length, reason), paths in groups.items():
+        engines = " and ".join(_SUBJECT[p] for p in paths)
+        verb = "puts" if len(paths) == 1 and paths[0] != MATRIX else "put"
+        lines.append(f"{engines} {verb} '{name}' up to {length} off with Blender's plain export: {reason}.")
+    return lines
+
+
+#: Each path as the subject of a sentence.
+_SUBJECT = {
+    MATRIX: "glTF viewers, Unity and Godot",
+    UNREAL_FBX: "Unreal's FBX importer",
+    UNREAL_INTERCHANGE: "Unreal (from locals)",
+    ACCUMULATED: "Ogre",
+}
 
 
 def shear_cause(inspection: Inspection, i: int) -> tuple[int, float] | None:

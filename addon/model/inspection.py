@@ -13,6 +13,9 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from ... import core
+from .engines.files import ExportedFile, plain_file
+from .engines.paths import ACCUMULATED, MATRIX, PATHS, UNREAL_FBX, UNREAL_INTERCHANGE
+from .engines.predict import engine_worlds
 from .errors import SceneDataError
 from .nodes import Nodes, node_label
 from .thresholds import DEFAULT, LOCAL_NOISE_FACTOR, LOCAL_SHEAR_FLOOR_DEG, Thresholds
@@ -94,10 +97,53 @@ class Inspection:
         return np.maximum(self.shear_max, np.where(self.lossy_local, self.local_shear_max, 0.0))
 
     @cached_property
-    def worst_corner(self) -> np.ndarray:
-        """Largest corner distance of either engine model from Blender ``(N,)``."""
+    def plain_file(self) -> ExportedFile:
+        """What Blender's plain glTF or FBX export writes: one node per node, each local
+        matrix as ``Matrix.decompose()`` gives it (the analysis' local TRS)."""
+        return plain_file(self.nodes.parents, self.analysis.local.trs())
+
+    @cached_property
+    def engine_worlds(self) -> dict[str, np.ndarray]:
+        """Per engine path, the world matrices ``(N, 4, 4)`` that engine shows when it
+        reads Blender's plain export."""
         a = self.analysis
-        return np.maximum(a.matrix_model_deviation.max_corner, a.accumulated_deviation.max_corner)
+        out = {MATRIX: a.world_matrix_model, ACCUMULATED: a.accumulated_matrix}
+        out.update(engine_worlds(self.plain_file, (UNREAL_FBX, UNREAL_INTERCHANGE), globals_=a.world_matrix_model))
+        return {p: out[p] for p in PATHS}
+
+    @cached_property
+    def deviations(self) -> dict[str, core.Deviation]:
+        """Per engine path (:data:`.engines.paths.PATHS`), how far that engine puts each
+        node when it reads Blender's plain export: origin distance, axes' turn and the
+        largest box-corner distance ``(N,)`` each (scene units, degrees)."""
+        a, nodes = self.analysis, self.nodes
+        out = {MATRIX: a.matrix_model_deviation, ACCUMULATED: a.accumulated_deviation}
+        for path in (UNREAL_FBX, UNREAL_INTERCHANGE):
+            out[path] = core.deviation(nodes.world, self.engine_worlds[path], nodes.box_min, nodes.box_max)
+        return {p: out[p] for p in PATHS}
+
+    def worst_path(self) -> list[str]:
+        """Per node, the engine path that counts and puts it furthest off."""
+        paths = self.thresholds.engines
+        if not len(self.nodes):
+            return []
+        pick = np.argmax([self.corner(p) for p in paths], axis=0)
+        return [paths[k] for k in pick.tolist()]
+
+    def corner(self, path: str) -> np.ndarray:
+        """``(N,)`` largest corner distance of one engine path from Blender."""
+        return self.deviations[path].max_corner
+
+    @cached_property
+    def worst_corner(self) -> np.ndarray:
+        """Largest corner distance of the engine paths that count (``thresholds.engines``) ``(N,)``."""
+        return self.worst_corner_of(self.thresholds.engines)
+
+    def worst_corner_of(self, paths) -> np.ndarray:
+        """Largest corner distance of ``paths`` ``(N,)``."""
+        if not len(self.nodes):
+            return np.zeros(0)
+        return np.max([self.corner(p) for p in paths], axis=0)
 
     @cached_property
     def sheared(self) -> np.ndarray:
@@ -107,8 +153,18 @@ class Inspection:
 
     @cached_property
     def flagged(self) -> np.ndarray:
-        """Nodes an artist should look at: sheared, a lossy local, or models apart."""
-        return self.sheared | self.lossy_local | (self.worst_corner > self.thresholds.corner)
+        """Nodes an artist should look at: sheared, a lossy local (when glTF / Unity
+        counts), or an engine path that counts puts it off."""
+        return self.flagged_for(self.thresholds.engines)
+
+    def flagged_for(self, paths) -> np.ndarray:
+        """``(N,)`` bool: :attr:`flagged` as if only ``paths`` counted."""
+        lossy = self.lossy_local if MATRIX in paths else np.zeros(len(self.nodes), dtype=bool)
+        return self.sheared | lossy | (self.worst_corner_of(paths) > self.thresholds.corner)
+
+    def flagged_by_engine(self) -> dict[str, int]:
+        """Per engine path, how many nodes are flagged when only it counts."""
+        return {p: int(self.flagged_for((p,)).sum()) for p in PATHS}
 
     def worst_first(self, indices=None) -> np.ndarray:
         """``indices`` (default: the flagged nodes), largest corner distance first."""

@@ -80,24 +80,27 @@ def skew_colours(shear_deg: np.ndarray, style: OverlayStyle, thresholds: Thresho
 def overlay_lines(inspection: Inspection, indices, style: OverlayStyle, axes: bool = True):
     """Line endpoints ``(M, 3)`` and per-endpoint colours ``(M, 4)`` (float32) for the overlay.
 
-    Per node: the Blender box (skew-coloured); for flagged nodes also the accumulated
-    box and, with ``axes``, the accumulated local axes from the box centre, each as long
-    as the box's half extent times the accumulated scale on that axis.
+    Per node: the Blender box (skew-coloured); for flagged nodes also the engine box (as
+    the engine path that counts and puts it furthest off shows it) and, with ``axes``, that
+    engine's local axes from the box centre, each as long as the box's half extent times
+    the engine's scale on that axis.
     """
     idx = np.asarray(indices, dtype=np.int64)
     if idx.size == 0:
         return np.zeros((0, 3), dtype=np.float32), np.zeros((0, 4), dtype=np.float32)
-    nodes, a = inspection.nodes, inspection.analysis
+    nodes = inspection.nodes
     lo, hi = nodes.box_min[idx], nodes.box_max[idx]
     hot = idx[inspection.flagged[idx]]
     parts = [box_edges(nodes.world[idx], lo, hi).reshape(-1, 3)]
     colours = [np.repeat(skew_colours(inspection.shear_max[idx], style, inspection.thresholds), 24, axis=0)]
     if hot.size:
         h_lo, h_hi = nodes.box_min[hot], nodes.box_max[hot]
-        parts.append(box_edges(a.accumulated_matrix[hot], h_lo, h_hi).reshape(-1, 3))
+        worst = inspection.worst_path()
+        engine = np.array([inspection.engine_worlds[worst[i]][i] for i in hot.tolist()])
+        parts.append(box_edges(engine, h_lo, h_hi).reshape(-1, 3))
         colours.append(np.tile(np.array(style.colour_accumulated), (hot.size * 24, 1)))
     if axes and hot.size:
-        acc = a.accumulated_matrix[hot]
+        acc = engine
         centre = 0.5 * (h_lo + h_hi)
         origin = np.einsum("kij,kj->ki", acc[:, :3, :3], centre) + acc[:, :3, 3]
         half = 0.5 * (h_hi - h_lo)

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from .advice.actions import Advice, advice
+from .engines.paths import LABEL, PATHS
 from .explain import explain
 from .inspection import Inspection, worst_first
 from .nodes import node_label
@@ -74,10 +75,7 @@ def node_entry(inspection: Inspection, i: int) -> dict:
         "global_rotation": _floats(a.global_rotation[i]),
         "lossy_scale": _floats(a.lossy_scale[i]),
         "shear_deg": _floats(a.shear_deg[i]),
-        "deviation": {
-            "matrix_model": _deviation(a.matrix_model_deviation, i),
-            "accumulated": _deviation(a.accumulated_deviation, i),
-        },
+        "deviation": {path: _deviation(dev, i) for path, dev in inspection.deviations.items()},
         "flagged": bool(inspection.flagged[i]),
         "evaluated_differently": nodes.notes[i] or None,
         "warnings": explain(inspection, i),
@@ -87,7 +85,7 @@ def node_entry(inspection: Inspection, i: int) -> dict:
 
 def _advice_entry(nodes, item: Advice) -> dict:
     return {
-        "engines": item.engines,
+        "engines": list(item.paths),
         "action": item.action,
         "target": nodes.name(item.target),
         "target_armature": nodes.armature(item.target),
@@ -138,11 +136,17 @@ def build_report(
             "flagged": int(sum(e["flagged"] for e in entries)),
             "max_shear_deg": float(shear.max()) if len(shear) else 0.0,
             "max_deviation": float(worst.max()) if len(worst) else 0.0,
+            "flagged_by_engine": _flagged_by_engine(inspection, order),
         },
     }
     if over_frames is not None:
         report["frames"] = over_frames.frames_entry(order)
     return report
+
+
+def _flagged_by_engine(inspection: Inspection, order: np.ndarray) -> dict[str, int]:
+    """Per engine path, the reported nodes flagged when only that path counts."""
+    return {p: int(inspection.flagged_for((p,))[order].sum()) for p in PATHS}
 
 
 CSV_COLUMNS = (
@@ -155,6 +159,8 @@ CSV_COLUMNS = (
     "shear_max_deg",
     "local_shear_max_deg",
     "matrix_model_max_corner",
+    "unreal_fbx_max_corner",
+    "unreal_interchange_max_corner",
     "accumulated_max_corner",
     "matrix_model_position",
     "accumulated_position",
@@ -179,7 +185,8 @@ def report_csv(report: dict) -> str:
     writer.writerow(CSV_COLUMNS + (OVER_FRAMES_COLUMNS if ranged else ()))
     for e in report["nodes"]:
         world_t = [row[3] for row in e["world_blender"][:3]]
-        dev_m, dev_a = e["deviation"]["matrix_model"], e["deviation"]["accumulated"]
+        dev = e["deviation"]
+        dev_m, dev_a = dev["matrix_model"], dev["accumulated"]
         writer.writerow(
             [
                 e["name"],
@@ -191,6 +198,8 @@ def report_csv(report: dict) -> str:
                 max(abs(v) for v in e["shear_deg"]),
                 max(abs(v) for v in e["local"]["shear_deg"]),
                 dev_m["max_corner"],
+                dev["unreal_fbx"]["max_corner"],
+                dev["unreal_interchange"]["max_corner"],
                 dev_a["max_corner"],
                 dev_m["position"],
                 dev_a["position"],
@@ -205,11 +214,12 @@ def report_csv(report: dict) -> str:
 
 
 def report_table(report: dict, limit: int = 15) -> str:
-    """The worst nodes as a readable table, and the summary line."""
+    """The worst nodes as a readable table (a corner column per engine path that
+    counted), and the summary line with the flagged nodes per path."""
     nodes = report["nodes"]
-    corner = [
-        max(e["deviation"]["matrix_model"]["max_corner"], e["deviation"]["accumulated"]["max_corner"]) for e in nodes
-    ]
+    limits = report.get("thresholds")
+    paths = tuple(limits.get("engines", PATHS)) if limits else PATHS
+    corner = [max(e["deviation"][p]["max_corner"] for p in paths) for e in nodes]
     shear = [max(abs(v) for v in e["shear_deg"]) for e in nodes]
     flagged_idx = [k for k, e in enumerate(nodes) if e["flagged"]]
     flagged = [nodes[k] for k in worst_first(np.array(corner), np.array(shear), flagged_idx)] if nodes else []
@@ -221,21 +231,22 @@ def report_table(report: dict, limit: int = 15) -> str:
                 label,
                 fmt_num(max(abs(v) for v in e["shear_deg"]), 2),
                 fmt_num(max(abs(v) for v in e["local"]["shear_deg"]), 2),
-                fmt_num(e["deviation"]["matrix_model"]["max_corner"]),
-                fmt_num(e["deviation"]["accumulated"]["max_corner"]),
+                *(fmt_num(e["deviation"][p]["max_corner"]) for p in paths),
             )
         )
     s = report["summary"]
+    by_engine = s.get("flagged_by_engine", {})
+    per_path = "; ".join(f"{LABEL[p]} {by_engine[p]}" for p in PATHS if p in by_engine)
     head = (
         f"{s['nodes']} nodes, {s['flagged']} flagged, {s['sheared']} sheared; "
         f"max shear {s['max_shear_deg']:.2f} deg, max corner deviation {s['max_deviation']:.4g}"
+        + (f"\nFlagged per engine (plain export): {per_path}" if per_path else "")
     )
-    limits = report.get("thresholds")
-    applied = Thresholds(**limits).describe() if limits else "the defaults"
+    applied = Thresholds(**{**limits, "engines": paths}).describe() if limits else "the defaults"
     if "frames" in report:
         head = f"{head}\n{range_table(report, limit)}\nAt frame {report['frame']}:"
     if not rows:
         return f"{head}\nNothing over the thresholds ({applied})."
-    table = format_table(("node", "shear (deg)", "local shear lost", "exported: corners", "accumulated: corners"), rows)
+    table = format_table(("node", "shear (deg)", "local shear lost", *(f"{LABEL[p]}: corners" for p in paths)), rows)
     more = f"\n... and {len(flagged) - limit} more flagged nodes" if len(flagged) > limit else ""
     return f"{head}\n{table}{more}\nFlagged: over the thresholds ({applied})."

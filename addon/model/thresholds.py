@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .engines.paths import LABEL, PATHS
 from .errors import UsageError
 
 #: A scale counts as non-uniform when its largest and smallest magnitudes differ by more
@@ -30,24 +31,34 @@ class Thresholds:
     ``shear_deg``: degrees off 90 between two axes of Blender's world matrix (world
     shear) or of the local matrix an exporter writes (local shear it drops).
     ``corner``: scene units a corner of the node's box may move between Blender and an
-    engine model. Both must be finite and not negative.
+    engine model. Both must be finite and not negative. ``engines``: the engine paths
+    (:data:`.engines.paths.PATHS`) whose corner distances count (default: every path).
     """
 
     shear_deg: float = 0.1
     corner: float = 1e-3
+    engines: tuple[str, ...] = PATHS
 
     def __post_init__(self):
         for name in ("shear_deg", "corner"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
                 raise ValueError(f"threshold {name} must be a finite number >= 0, not {value!r}")
+        engines = tuple(self.engines)
+        if not engines or any(p not in PATHS for p in engines):
+            raise ValueError(f"engines must be some of {', '.join(PATHS)}, not {self.engines!r}")
+        object.__setattr__(self, "engines", tuple(p for p in PATHS if p in engines))
 
     def describe(self) -> str:
-        """``shear > 0.1 deg, corners > 0.001 units`` (for messages and reports)."""
-        return f"shear > {self.shear_deg:g} deg, corners > {self.corner:g} units"
+        """``shear > 0.1 deg, corners > 0.001 units`` (for messages and reports), and the
+        engine paths when not all of them count."""
+        text = f"shear > {self.shear_deg:g} deg, corners > {self.corner:g} units"
+        if self.engines != PATHS:
+            text += " in " + ", ".join(LABEL[p] for p in self.engines)
+        return text
 
     def as_dict(self) -> dict:
-        return {"shear_deg": float(self.shear_deg), "corner": float(self.corner)}
+        return {"shear_deg": float(self.shear_deg), "corner": float(self.corner), "engines": list(self.engines)}
 
 
 DEFAULT = Thresholds()

@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import core
+from ...core import unreal_math as ue
 from .advice.actions import advice
+from .engines.paths import ACCUMULATED, MATRIX, UNREAL_FBX, UNREAL_INTERCHANGE
 from .explain import explain
 from .inspection import Inspection
 from .nodes import BONE
@@ -68,21 +70,43 @@ def accumulated_export_residual(inspection: Inspection) -> np.ndarray | None:
     return core.box_corner_distance(nodes.world, world.trs().to_matrix(), nodes.box_min, nodes.box_max)
 
 
+def unreal_export_residual(inspection: Inspection) -> np.ndarray:
+    """``(N,)`` largest corner distance left by Export FBX (exact) in Unreal's classic
+    importer: the file's globals are Blender's worlds, and the importer keeps each as an
+    ``FTransform`` (its shear dropped), so what is left is each world's own skew."""
+    nodes = inspection.nodes
+    if not len(nodes):
+        return np.zeros(0)
+    kept = ue.to_matrix(*ue.from_matrix(nodes.world))
+    return core.box_corner_distance(nodes.world, kept, nodes.box_min, nodes.box_max)
+
+
+#: The panel's short name of each engine path (rows at the default sidebar width).
+SHORT = {MATRIX: "glTF, Unity", UNREAL_FBX: "Unreal FBX", UNREAL_INTERCHANGE: "Unreal locals", ACCUMULATED: "Ogre"}
+
+
 def deviation_section(inspection: Inspection, i: int, units: Units = PLAIN, residual=None) -> Section:
-    """How far each engine family puts node ``i`` (largest box-corner distance), how
-    far its origin moves and its axes turn, then what the corrected exports leave:
-    Export glTF (exact) is exact by construction (helper nodes where shear is lost),
-    Export accumulated TRS leaves the residual of Blender's own skew."""
-    a = inspection.analysis
-    residual = accumulated_export_residual(inspection) if residual is None else residual
-    rows = [
-        ("glTF, Unity", units.length(a.matrix_model_deviation.max_corner[i])),
-        ("Unreal, Ogre", units.length(a.accumulated_deviation.max_corner[i])),
-        ("glTF moved", _moved(a.matrix_model_deviation, i, units)),
-        ("Unreal moved", _moved(a.accumulated_deviation, i, units)),
-        ("Exact glTF", units.length(0.0)),
-        ("Accum. export", "n/a (zero scale)" if residual is None else units.length(residual[i])),
+    """How far each engine path that counts puts node ``i`` with Blender's plain export
+    (largest box-corner distance), how far its origin moves and its axes turn where it
+    is off, then what the exports right for those paths leave: Export glTF / FBX (exact)
+    nothing in glTF, Unity and Godot; Export FBX (exact) the world's own skew in Unreal's
+    classic importer; Export FBX (accumulated) the same skew in Interchange and Ogre
+    (``residual``: :func:`accumulated_export_residual`, when the caller has it)."""
+    limit = inspection.thresholds.corner
+    paths = inspection.thresholds.engines
+    rows = [(SHORT[p], units.length(inspection.corner(p)[i])) for p in paths]
+    rows += [
+        (f"{SHORT[p]} moved", _moved(inspection.deviations[p], i, units))
+        for p in paths
+        if inspection.corner(p)[i] > limit
     ]
+    if MATRIX in paths:
+        rows.append(("Exact glTF/FBX", units.length(0.0)))
+    if UNREAL_FBX in paths:
+        rows.append(("Exact FBX, Unreal", units.length(unreal_export_residual(inspection)[i])))
+    if UNREAL_INTERCHANGE in paths or ACCUMULATED in paths:
+        residual = accumulated_export_residual(inspection) if residual is None else residual
+        rows.append(("Accum. FBX", "n/a (zero scale)" if residual is None else units.length(residual[i])))
     return Section("Off in engines (largest corner)", rows)
 
 

@@ -105,6 +105,7 @@ class FrameReader:
         objects: Iterable | None = None,
         read_once: bool = False,
         unattended: bool = False,
+        each_frame: Callable[[int], None] | None = None,
     ):
         if not len(frames):
             raise ValueError("frames: expected at least one frame")
@@ -116,6 +117,7 @@ class FrameReader:
         self.unattended = unattended
         self.boxes_checked = True
         self.still_checked = True
+        self._each_frame = each_frame
         self.done = 0
         self._restored = False
 
@@ -344,6 +346,8 @@ class FrameReader:
             if self.done and (self._check_every_frame or self.done == len(self.frames) - 1):
                 self._check_same_nodes(bulk, frame)
             self._read_boxes(bulk, self.done)
+            if self._each_frame is not None:
+                self._each_frame(self.done)
         except BaseException:
             self.restore()
             raise
@@ -405,17 +409,23 @@ class FrameReader:
 
 
 def read_frames(
-    scene, frames: Sequence[int], objects: Iterable | None = None, progress: Callable | None = None
+    scene,
+    frames: Sequence[int],
+    objects: Iterable | None = None,
+    progress: Callable | None = None,
+    each_frame: Callable[[int], None] | None = None,
 ) -> FrameSeries:
     """``objects`` (default: all of ``scene``) and their pose bones at every one of
     ``frames``: a :class:`FrameSeries` with world matrices ``(T, N, 4, 4)``, the node
-    keys and parents. ``progress(fraction, message)`` is called after every frame. The
+    keys and parents. ``progress(fraction, message)`` is called after every frame;
+    ``each_frame(k)`` after the reads of ``frames[k]``, on that frame (more reads of the
+    same evaluation, e.g. deformed meshes: no frame change of their own). The
     scene ends on the frame it started on. Boxes that cannot change, poses nothing
     animates and objects nothing moves are read once (:class:`FrameReader`
     ``read_once``); if one changed anyway, the range is read again with everything at
     every frame."""
     for read_once in (True, False):
-        reader = FrameReader(scene, frames, objects, read_once=read_once, unattended=True)
+        reader = FrameReader(scene, frames, objects, read_once=read_once, unattended=True, each_frame=each_frame)
         try:
             while not reader.step():
                 if progress:

@@ -8,6 +8,7 @@ import dataclasses
 
 import bpy
 
+from ..model.engines.paths import PATHS
 from ..model.overlay_geometry import OverlayStyle
 from ..model.text import Units
 from ..model.thresholds import Thresholds
@@ -37,7 +38,12 @@ def thresholds(context=None) -> Thresholds:
     prefs = _preferences(context)
     if prefs is None:
         return Thresholds()
-    return Thresholds(shear_deg=float(prefs.shear_threshold_deg), corner=float(prefs.corner_threshold))
+    engine = getattr(prefs, "engine", "ALL")
+    return Thresholds(
+        shear_deg=float(prefs.shear_threshold_deg),
+        corner=float(prefs.corner_threshold),
+        engines=PATHS if engine == "ALL" else (engine,),
+    )
 
 
 def overlay_style(context=None) -> OverlayStyle:

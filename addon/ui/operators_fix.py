@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import bpy
-from bpy.props import BoolProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
 
 from ..model.advice.after_fix import WORST_FEW, summary
 from ..model.errors import InspectorError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
-from ..model.exports.animated_gltf import CHECK_TOLERANCE
+from ..model.exports.animated_gltf import CHECK_TOLERANCE, within_tolerance
 from ..model.frames import FrameRange
 from ..model.outputs import check_outputs, json_text, write_all
 from ..scene import live, settings
 from ..scene.edits.bake import bake_residual
 from ..scene.edits.helpers import insert_helpers
+from ..scene.exports.fbx_accumulated import write_fbx_accumulated
 from ..scene.exports.fbx_export import write_fbx
 from ..scene.exports.gltf_animated import write_gltf_frames
 from ..scene.exports.gltf_hook import THROUGH_JOINTS
+from ..scene.exports.usd_export import usd_exporter_missing, write_usd
 from ..scene.scan import scan_scene
 
 
@@ -162,11 +164,14 @@ class HI_OT_export_gltf(bpy.types.Operator, _FileOperator):
         except (InspectorError, OSError, RuntimeError) as exc:
             return _failed(self, exc)
         live.invalidate()
-        exact = result.error.relative <= CHECK_TOLERANCE
+        nodes = within_tolerance(result.error.relative)
+        skins = result.skins.summary() if result.skins is not None else ""
+        exact = nodes and (result.skins is None or result.skins.exact)
         self.report(
             {"INFO"} if exact else {"WARNING"},
             f"Wrote {self.path}: {len(result.helpers)} helper(s), relative error {result.error.relative:.1e}"
-            + ("" if exact else f" (over {CHECK_TOLERANCE:g})"),
+            + ("" if nodes else f" (over {CHECK_TOLERANCE:g})")
+            + (f"; {skins}" if skins else ""),
         )
         return {"FINISHED"}
 
@@ -218,13 +223,66 @@ class HI_OT_export_fbx(bpy.types.Operator, _FileOperator):
             return {"FINISHED"}
         uncorrected = [label for label, _why in result.not_corrected]
         uncorrected += [name for name, why in result.not_checked if why != THROUGH_JOINTS]  # collection instances
-        exact = result.error.relative <= CHECK_TOLERANCE and not uncorrected
+        skins = result.skins.summary() if result.skins is not None else ""
+        exact = within_tolerance(result.error.relative) and not uncorrected
+        exact = exact and (result.skins is None or result.skins.exact)
         left = f"; not corrected: {', '.join(uncorrected)}"
         self.report(
             {"INFO"} if exact else {"WARNING"},
             f"Wrote {self.path}: {frames}, {helpers}, relative error {result.error.relative:.1e}"
-            + ("" if result.error.relative <= CHECK_TOLERANCE else f" (over {CHECK_TOLERANCE:g})")
+            + ("" if within_tolerance(result.error.relative) else f" (over {CHECK_TOLERANCE:g})")
+            + (f"; {skins}" if skins else "")
             + (left if uncorrected else ""),
+        )
+        return {"FINISHED"}
+
+
+class HI_OT_export_fbx_accumulated(bpy.types.Operator, _FileOperator):
+    """Export FBX whose locals are the accumulated TRS (for Unreal importing objects into a
+    level, reference poses, Preserve Local Transform, and Ogre), through an export-ready
+    copy over the scene's frame range, then read it back, accumulate it as those engines do
+    and report how far it is; the skew of Blender's own worlds is what remains"""
+
+    bl_idname = "hierarchy_inspector.export_fbx_accumulated"
+    bl_label = "Export FBX (accumulated)"
+    bl_options = {"REGISTER"}  # the scene is as before afterwards: no undo step to add
+
+    filename_ext = ".fbx"
+    filter_glob: StringProperty(default="*.fbx", options={"HIDDEN"})  # type: ignore[valid-type]
+    animation: BoolProperty(  # type: ignore[valid-type]
+        name="Animation",
+        description="Bake every frame of the scene's frame range (off: the current frame's pose)",
+        default=True,
+    )
+
+    @classmethod
+    def poll(cls, context):
+        return _object_mode(cls, context)
+
+    def execute(self, context):
+        scene = context.scene
+        frame_range = FrameRange(scene.frame_start, scene.frame_end, scene.frame_step) if self.animation else None
+        try:
+            check_outputs({"the export": self.path}, _open_file())
+            result = write_fbx_accumulated(scene, self.path, frame_range)
+        except (InspectorError, OSError, RuntimeError) as exc:
+            return _failed(self, exc)
+        head = f"Wrote {self.path}: {len(result.frames)} frame(s), {result.corrected} node(s) accumulated"
+        if result.error is None:
+            self.report({"WARNING"}, f"{head}; not read back (ufbx is not installed)")
+            return {"FINISHED"}
+        skewed = sum(1 for v in result.skew.values() if v > CHECK_TOLERANCE)
+        exact = result.error.relative <= CHECK_TOLERANCE and not result.not_corrected
+        self.report(
+            {"INFO"} if exact else {"WARNING"},
+            f"{head}, relative error {result.error.relative:.1e}"
+            + ("" if result.error.relative <= CHECK_TOLERANCE else f" (over {CHECK_TOLERANCE:g})")
+            + (f"; {skewed} keep Blender's own skew" if skewed else "")
+            + (
+                f"; not corrected: {', '.join(label for label, _w in result.not_corrected)}"
+                if result.not_corrected
+                else ""
+            ),
         )
         return {"FINISHED"}
 
@@ -232,6 +290,83 @@ class HI_OT_export_fbx(bpy.types.Operator, _FileOperator):
 def draw_export_menu(self, context) -> None:
     """An entry in File > Export: FBX through the export-ready copy."""
     self.layout.operator(HI_OT_export_fbx.bl_idname, text="FBX, shear kept exactly (.fbx)")
+
+
+class HI_OT_export_usd(bpy.types.Operator, _FileOperator):
+    """Export USD with Blender's exporter, then give sheared objects a matrix op and
+    animated skeletons helper joints where a joint's local holds shear, read the file
+    back with usd-core and report how far it is from what Blender shows"""
+
+    bl_idname = "hierarchy_inspector.export_usd"
+    bl_label = "Export USD (exact)"
+    bl_options = {"REGISTER"}  # the scene is as before afterwards: no undo step to add
+
+    filename_ext = ".usdc"
+    filter_glob: StringProperty(default="*.usd;*.usda;*.usdc", options={"HIDDEN"})  # type: ignore[valid-type]
+    animation: BoolProperty(  # type: ignore[valid-type]
+        name="Animation",
+        description="Every frame of the scene's frame range as time samples (off: the current frame)",
+        default=True,
+    )
+    only_deform_bones: BoolProperty(  # type: ignore[valid-type]
+        name="Only Deform Bones",
+        description="Joints for deform bones only; each joint whose parent bone is left out is written relative "
+        "to its nearest exported ancestor, where USD places it",
+        default=False,
+    )
+    xform_op_mode: EnumProperty(  # type: ignore[valid-type]
+        name="Xform Ops",
+        description="How Blender's exporter writes object transforms; prims whose local holds shear get a "
+        "matrix op whatever the mode",
+        items=(
+            ("TRS", "Translate, Rotate, Scale", ""),
+            ("TOS", "Translate, Orient, Scale", ""),
+            ("MAT", "Matrix", ""),
+        ),
+        default="TRS",
+    )
+
+    @classmethod
+    def poll(cls, context):
+        missing = usd_exporter_missing()
+        if missing:
+            cls.poll_message_set(missing.capitalize())
+            return False
+        return _object_mode(cls, context)
+
+    def execute(self, context):
+        scene = context.scene
+        frame_range = FrameRange(scene.frame_start, scene.frame_end, scene.frame_step) if self.animation else None
+        try:
+            check_outputs({"the export": self.path}, _open_file())
+            result = write_usd(
+                scene,
+                self.path,
+                frame_range,
+                settings.thresholds(context),
+                xform_op_mode=self.xform_op_mode,
+                only_deform_bones=self.only_deform_bones,
+            )
+        except (InspectorError, OSError, RuntimeError) as exc:
+            return _failed(self, exc)
+        e = result.errors
+        over = e.over() if e is not None else []
+        what = (
+            f"Wrote {self.path}: {len(result.frames)} frame(s), {len(result.matrix_ops)} matrix op(s), "
+            f"{len(result.helpers)} helper joint(s)"
+        )
+        if e is not None:
+            what += f"; objects {e.objects.relative:.1e}, joints {e.joints.relative:.1e}"
+        if result.reparented:
+            what += f"; {len(result.reparented)} joint(s) placed under their nearest exported ancestor"
+        self.report({"WARNING"} if over else {"INFO"}, what + (f"; over the limit: {'; '.join(over)}" if over else ""))
+        return {"FINISHED"}
+
+
+def draw_export_usd_menu(self, context) -> None:
+    """An entry in File > Export: USD corrected by usd-core (Blender's USD dialog takes no
+    add-on option: ``USDHook`` has no properties)."""
+    self.layout.operator(HI_OT_export_usd.bl_idname, text="USD, shear kept exactly (.usd*)")
 
 
 class HI_OT_export_accumulated(bpy.types.Operator, _FileOperator):
@@ -270,6 +405,14 @@ class HI_OT_export_accumulated(bpy.types.Operator, _FileOperator):
         return {"FINISHED"}
 
 
-CLASSES = (HI_OT_insert_helpers, HI_OT_bake_residual, HI_OT_export_gltf, HI_OT_export_fbx, HI_OT_export_accumulated)
+CLASSES = (
+    HI_OT_insert_helpers,
+    HI_OT_bake_residual,
+    HI_OT_export_gltf,
+    HI_OT_export_fbx,
+    HI_OT_export_fbx_accumulated,
+    HI_OT_export_usd,
+    HI_OT_export_accumulated,
+)
 #: (menu, draw function) pairs that register() appends and unregister() removes.
-MENUS = ((bpy.types.TOPBAR_MT_file_export, draw_export_menu),)
+MENUS = ((bpy.types.TOPBAR_MT_file_export, draw_export_menu), (bpy.types.TOPBAR_MT_file_export, draw_export_usd_menu))

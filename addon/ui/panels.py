@@ -125,6 +125,9 @@ class HI_PT_inspector(SidebarPanel, bpy.types.Panel):
         box = layout.box()
         box.label(text="Chain (root to active): shear, corners", icon="OUTLINER")
         draw_chain(box, context, ins, view.chain, focus)
+        prefs = settings.addon_preferences(context)
+        if prefs is not None:
+            layout.prop(prefs, "engine", text="")
         layout.label(text=fit.fit_start(context, ins.nodes.label(focus), fit.region_px(context)), icon="PINNED")
         draw_section(layout, context, deviation_section(ins, focus, units, live.export_residual(view)))
         for warning in explain(ins, focus, units):
@@ -223,14 +226,18 @@ class HI_PT_fix(SidebarPanel, bpy.types.Panel):
     def draw(self, context):
         layout = self.layout
         col = layout.column(align=True)
-        col.label(text="Matrix engines (glTF, Unity, Godot)")
+        col.label(text="glTF, Unity, Godot; Unreal FBX")
         col.operator("hierarchy_inspector.insert_helpers", icon="EMPTY_AXIS")
         col.operator("hierarchy_inspector.export_gltf", icon="EXPORT")
         col.operator("hierarchy_inspector.export_fbx", icon="EXPORT")
+        col.operator("hierarchy_inspector.export_usd", icon="EXPORT")
         col = layout.column(align=True)
-        col.label(text="Accumulating engines (Unreal, Ogre)")
-        col.operator("hierarchy_inspector.bake_residual", icon="MOD_MESHDEFORM")
+        col.label(text="Unreal locals, Ogre")
+        col.operator("hierarchy_inspector.export_fbx_accumulated", icon="EXPORT")
         col.operator("hierarchy_inspector.export_accumulated", icon="EXPORT")
+        col = layout.column(align=True)
+        col.label(text="Skew no engine shows")
+        col.operator("hierarchy_inspector.bake_residual", icon="MOD_MESHDEFORM")
 
 
 CLASSES = (HI_PT_inspector, HI_PT_details, HI_PT_overlay, HI_PT_scan, HI_PT_fix)

@@ -5,14 +5,20 @@
 from __future__ import annotations
 
 import bpy
-from bpy.props import FloatProperty, FloatVectorProperty, IntProperty
+from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty, IntProperty
 
+from ..model.engines.paths import DESCRIPTION, LABEL, PATHS
 from ..model.overlay_geometry import OverlayStyle
 from ..model.thresholds import DEFAULT
 from ..model.timeline.arrows import ARROWS, ArrowStyle
 from ..scene.settings import ADDON_MODULE
 
 _STYLE = OverlayStyle()
+#: The engine preference's items: every path, or one (Blender evaluates the annotations
+#: where a comprehension would not see this module's names).
+_ENGINE_ITEMS = [("ALL", "Every engine", "Flag what any engine path shows off")] + [
+    (p, LABEL[p], DESCRIPTION[p]) for p in PATHS
+]
 _ARROWS = ArrowStyle()
 
 
@@ -44,6 +50,12 @@ class HI_AddonPreferences(bpy.types.AddonPreferences):
         soft_max=1.0,
         precision=4,
         subtype="DISTANCE",
+    )
+    engine: EnumProperty(  # type: ignore[valid-type]
+        name="Engine",
+        description="Which engine's import decides what is flagged, drawn and advised",
+        items=_ENGINE_ITEMS,
+        default="ALL",
     )
     colour_blender: _colour("Blender box", _STYLE.colour_blender)  # type: ignore[valid-type]
     colour_accumulated: _colour("Accumulated box", _STYLE.colour_accumulated)  # type: ignore[valid-type]
@@ -79,6 +91,7 @@ class HI_AddonPreferences(bpy.types.AddonPreferences):
         layout = self.layout
         layout.use_property_split = True
         col = layout.column(heading="Thresholds")
+        col.prop(self, "engine")
         col.prop(self, "shear_threshold_deg")
         col.prop(self, "corner_threshold")  # in the scene's length unit
         col = layout.column(heading="Overlay")

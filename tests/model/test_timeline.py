@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from conftest import random_forest, random_trs_arrays
 from hierarchy_inspector import core
+from hierarchy_inspector.addon.model.engines.paths import PATHS
 from hierarchy_inspector.addon.model.errors import SceneDataError, UsageError
 from hierarchy_inspector.addon.model.frames import FrameRange
 from hierarchy_inspector.addon.model.inspection import inspect, local_matrices_of
@@ -23,6 +24,7 @@ from hierarchy_inspector.addon.model.thresholds import Thresholds
 from hierarchy_inspector.addon.model.timeline.dynamics import range_dynamics, range_rates
 from hierarchy_inspector.addon.model.timeline.report import OVER_FRAMES_COLUMNS, RangeResults
 from hierarchy_inspector.addon.model.timeline.series import (
+    CORNER_FIELD,
     FrameSeries,
     analyse_frames,
     changes,
@@ -99,12 +101,12 @@ def test_corner_distances_match_an_independent_loop_and_worst_frame_is_their_arg
     assert over.corner_max[1] == pytest.approx(2 * math.sqrt(2))  # R(90) diag(3,1,1) vs diag(3,1,1) R(90)
 
 
-def random_series(rng, n=30, t=5) -> FrameSeries:
+def random_series(rng, n=30, t=5, negative=True) -> FrameSeries:
     parents = random_forest(rng, n)
     h = core.Hierarchy(parents)
     worlds = []
     for _ in range(t):
-        tr, q, s = random_trs_arrays(rng, n, negative=True)
+        tr, q, s = random_trs_arrays(rng, n, negative=negative)
         local = core.TRS(tr, q, s).to_matrix()
         local[rng.random(n) < 0.2, 0, 1] += 0.4  # some locals carry shear an exporter drops
         worlds.append(h.world_matrices(local))
@@ -114,14 +116,16 @@ def random_series(rng, n=30, t=5) -> FrameSeries:
     )
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_every_frame_equals_the_single_frame_inspection(seed):
+@pytest.mark.parametrize("seed,negative", [(1, True), (2, True), (3, False), (4, False)])
+def test_every_frame_equals_the_single_frame_inspection(seed, negative):
     rng = np.random.default_rng(seed)
-    series = random_series(rng)
+    series = random_series(rng, negative=negative)
     thresholds = Thresholds(shear_deg=0.5, corner=0.01)
     over = analyse_frames(series, thresholds)
     for k in range(len(series)):
         one = inspect(series.nodes_at(k), thresholds)
+        for path in PATHS:  # mirrored frames take Unreal's matrix paths, run frame by frame
+            np.testing.assert_allclose(getattr(over, CORNER_FIELD[path])[k], one.corner(path), atol=1e-9, err_msg=path)
         np.testing.assert_allclose(over.shear[k], one.shear_max, atol=1e-9)
         np.testing.assert_allclose(over.local_shear[k], one.local_shear_max, atol=1e-9)
         np.testing.assert_allclose(over.corner_matrix[k], one.analysis.matrix_model_deviation.max_corner, atol=1e-9)

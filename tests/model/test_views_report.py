@@ -14,6 +14,7 @@ from hierarchy_inspector import core
 from hierarchy_inspector.addon.model import views
 from hierarchy_inspector.addon.model.advice.actions import advice
 from hierarchy_inspector.addon.model.demo_text import demo_text
+from hierarchy_inspector.addon.model.engines.paths import PATHS
 from hierarchy_inspector.addon.model.errors import SceneDataError
 from hierarchy_inspector.addon.model.explain import explain, shear_cause
 from hierarchy_inspector.addon.model.inspection import inspect
@@ -59,7 +60,11 @@ def test_panel_sections_of_the_rotated_child(rotated_child):
     # Most important first: how far each engine family puts it, corners first.
     first = views.node_sections(ins, 1, Units("METRIC"))[0]
     assert first.title.startswith("Off in engines")
-    assert dict(first.rows)["Unreal, Ogre"] == "1.00 m" and dict(first.rows)["Exact glTF"] == "0 m"
+    off = dict(first.rows)
+    assert off["Ogre"] == off["Unreal locals"] == "1.00 m" and off["Exact glTF/FBX"] == "0 m"
+    # The classic importer keeps the global without its shear: the corners of the skewed
+    # square land off by its skew, with the plain FBX and the exact one alike.
+    assert off["Unreal FBX"] == off["Exact FBX, Unreal"] != "0 m"
     chain = views.chain_rows(ins, [0, 1], Units("METRIC"))
     assert [(r.name, r.depth, r.flagged) for r in chain] == [("Parent", 0, False), ("Child", 1, True)]
     assert chain[1].summary == "36.9\N{DEGREE SIGN}  1.00 m"
@@ -86,7 +91,9 @@ def test_report_follows_its_schema_and_says_which_thresholds_applied(piston_move
     report = build_report(ins, blender_version="test", file=None, frame=1, fps=24.0)
     validate_report(report)
     assert report["schema"] == SCHEMA
-    assert report["thresholds"] == {"shear_deg": 0.5, "corner": 0.01}
+    assert report["thresholds"] == {"shear_deg": 0.5, "corner": 0.01, "engines": list(PATHS)}
+    by_engine = report["summary"]["flagged_by_engine"]
+    assert set(by_engine) == set(PATHS) and 0 < max(by_engine.values()) <= report["summary"]["flagged"]
     assert [e["name"] for e in report["nodes"]] == ["Root", "A", "B"]
     assert report["summary"]["flagged"] == sum(e["flagged"] for e in report["nodes"]) > 0
     table = report_table(report)
@@ -104,12 +111,12 @@ def test_report_carries_the_advice_by_action_and_target_name(rotated_child):
     assert child["flagged"]
     expected = advice(ins, 1)
     assert [(a["engines"], a["action"], a["text"]) for a in child["advice"]] == [
-        (a.engines, a.action, a.text) for a in expected
+        (list(a.paths), a.action, a.text) for a in expected
     ]
     # Its local matrix is a clean TRS (glTF exact); its world is skewed by the scaled parent,
     # which is where the Blender-side advice points.
     actions = {a["action"]: a for a in child["advice"]}
-    assert actions["EXACT"]["engines"] == "glTF, Unity, Godot" and actions["EXACT"]["target"] == "Child"
+    assert actions["EXACT"]["engines"] == ["matrix_model"] and actions["EXACT"]["target"] == "Child"
     assert actions["APPLY_SCALE"]["target"] == "Parent"
     assert all(a["target_armature"] is None for a in child["advice"])
     assert by_name["Parent"]["advice"] == [] and not by_name["Parent"]["flagged"]

@@ -16,10 +16,16 @@ import pytest
 
 bpy = pytest.importorskip("bpy")
 
-from hierarchy_inspector.addon.model.advice.actions import ACCUMULATED, GLTF, advice  # noqa: E402
+from hierarchy_inspector import core  # noqa: E402
+from hierarchy_inspector.addon.model.advice.actions import ENGINE_NAME, GLTF, advice  # noqa: E402
+from hierarchy_inspector.addon.model.engines import paths  # noqa: E402
+from hierarchy_inspector.addon.model.engines.files import read_back_file  # noqa: E402
+from hierarchy_inspector.addon.model.engines.predict import engine_worlds  # noqa: E402
 from hierarchy_inspector.addon.model.exports.accumulated import accumulated_locals  # noqa: E402
+from hierarchy_inspector.addon.model.exports.fbx_check import read_fbx  # noqa: E402
 from hierarchy_inspector.addon.scene import demo_scenes, gltf_export  # noqa: E402
 from hierarchy_inspector.addon.scene.edits import bake, helpers  # noqa: E402
+from hierarchy_inspector.addon.scene.exports.fbx_export import write_fbx  # noqa: E402
 from hierarchy_inspector.addon.scene.scan import scan_scene  # noqa: E402
 
 #: glTF read back: largest matrix-entry difference allowed (float32 file, scene units ~10).
@@ -111,13 +117,32 @@ def _residual(ins, key) -> float:
     return float(accumulated_locals(ins)[1].max_corner[ins.nodes.index()[key]])
 
 
+def _in_unreal(path: str, ins, keys) -> dict:
+    """Export FBX (exact) of the scene at its frame, read back with ufbx, run through
+    Unreal's classic importer model on the file's own globals: per node key, the
+    largest corner distance from Blender."""
+    write_fbx(bpy.context.scene, path, None, again=False)
+    read = read_fbx(path, [bpy.context.scene.frame_current / bpy.context.scene.render.fps])
+    assert read is not None, "ufbx is a test dependency"
+    world = engine_worlds(read_back_file(read.parents, read.worlds[0]), (paths.UNREAL_FBX,))[paths.UNREAL_FBX]
+    index, column = ins.nodes.index(), read.index()
+    out = {}
+    for key in keys:
+        obj, bone = key
+        i, k = index[key], column[(obj, bone) if bone else ("", obj)]
+        box = (ins.nodes.box_min[i : i + 1], ins.nodes.box_max[i : i + 1])
+        out[key] = float(core.box_corner_distance(ins.nodes.world[i : i + 1], world[k : k + 1], *box)[0])
+    return out
+
+
 def test_every_advice_holds_when_applied(scene_file, tmp_path):
     before = _fresh(scene_file)
     limit = before.thresholds.corner
     given = _all_advice(before)
     actions = {action for action, _e, _t in given}
     # The scenes exercise every kind of advice (a rule that is never given is untested).
-    assert {"EXACT", "INSERT_HELPERS", "CLEAR_PARENT_INVERSE", "EXPORT_GLTF_EXACT", "EXPORT_ACCUMULATED"} <= actions
+    assert {"EXACT", "INSERT_HELPERS", "CLEAR_PARENT_INVERSE", "EXPORT_GLTF_EXACT"} <= actions
+    assert {"EXPORT_FBX_EXACT", "EXPORT_FBX_ACCUMULATED"} <= actions
     assert {"BAKE", "INHERIT_ALIGNED", "APPLY_SCALE", "UNIFORM_SCALE"} <= actions
     # Bones are never told to insert helpers or clear a parent inverse (objects only).
     for (action, _e, _t), keys in given.items():
@@ -132,14 +157,18 @@ def test_every_advice_holds_when_applied(scene_file, tmp_path):
                 label = f"{obj} > {bone}" if bone else obj
                 assert plain.per_node[label] < GLTF_TOLERANCE, (label, plain.per_node[label])
                 checked += 1
-        if action == "EXPORT_ACCUMULATED":
+        if action == "EXPORT_FBX_ACCUMULATED":
             for key in keys:
                 assert _residual(before, key) <= limit, key
                 checked += 1
+    exact_fbx = [k for (action, _e, _t), keys in given.items() if action == "EXPORT_FBX_EXACT" for k in keys]
+    for key, corner in _in_unreal(str(tmp_path / "exact.fbx"), before, exact_fbx).items():
+        assert corner <= limit, (key, corner)
+        checked += 1
 
     exact = None
     for (action, _engines, target), keys in sorted(given.items()):
-        if action in {"EXACT", "EXPORT_ACCUMULATED", "NO_FIX"}:
+        if action in {"EXACT", "EXPORT_FBX_ACCUMULATED", "EXPORT_FBX_EXACT", "NO_FIX"}:
             continue
         if action == "EXPORT_GLTF_EXACT":
             if exact is None:
@@ -179,7 +208,9 @@ def test_bones_get_bone_advice_and_say_when_blender_has_no_fix(scene_file):
     assert "Insert helpers" not in " ".join(aligned_tip.values())
     assert "parent inverse" not in " ".join(aligned_tip.values())
     full_tip = {(a.engines, a.action) for a in advice(ins, index[("Inherit scale rig", "FULL.tip")])}
-    assert (ACCUMULATED, "INHERIT_ALIGNED") in full_tip and (GLTF, "EXACT") in full_tip
+    # Interchange and Ogre are told the same (one item); Unreal FBX names its own export.
+    accumulating = f"{ENGINE_NAME[paths.UNREAL_INTERCHANGE]}, {ENGINE_NAME[paths.ACCUMULATED]}"
+    assert {("Unreal FBX", "INHERIT_ALIGNED"), (accumulating, "INHERIT_ALIGNED"), (GLTF, "EXACT")} <= full_tip
     scaled = {a.action: a for a in advice(ins, index[("Scaled rig", "B")])}
     assert scaled["APPLY_SCALE"].target == index[("Scaled rig", "")]
     assert "NO_FIX" in scaled and "no TRS and no setting" in scaled["NO_FIX"].text

@@ -519,3 +519,32 @@ def test_bone_parent_without_relative_needs_no_rest(scene):
     p = bm.bone_parent_matrix(np.array(arm_ob.matrix_world), np.array(pb.matrix)[None], pb.bone.length)
     world = bm.object_world_matrices(p, np.array(child.matrix_parent_inverse), np.array(child.matrix_basis))
     assert _rel_err(world[0], np.array(child.matrix_world)) < TOL
+
+
+def test_matrix_decompose_is_blenders_for_sheared_matrices():
+    """``core.decompose(..., rotation="blender")`` against ``mathutils.Matrix.decompose()``
+    on sheared, mirrored and nearly singular matrices: Blender computes in float32, so
+    within a few of its epsilons; every branch of its quaternion formula is hit."""
+    from hierarchy_inspector import core
+
+    rng = np.random.default_rng(7)
+    m = np.tile(np.eye(4), (4000, 1, 1))
+    m[:, :3, :3] = rng.normal(size=(4000, 3, 3)) * rng.uniform(0.2, 3.0, size=(4000, 1, 3))
+    m[::4, :3, :3] = np.linalg.qr(rng.normal(size=(1000, 3, 3)))[0] + 0.05 * rng.normal(size=(1000, 3, 3))
+    m[:, :3, 3] = rng.normal(size=(4000, 3))
+    mine = core.decompose(m, rotation="blender")
+    worst = 0.0
+    branches = set()
+    for k in range(len(m)):
+        loc, rot, scale = Matrix(m[k].tolist()).decompose()
+        q = np.array(rot)
+        q /= np.linalg.norm(q)  # what the exporters write (glTF normalises, FBX's to_euler does)
+        worst = max(
+            worst, float(np.abs(q - mine.rotation[k]).max()), float(np.abs(np.array(scale) - mine.scale[k]).max())
+        )
+        n = m[k, :3, :3] / mine.scale[k]
+        branches.add((n[2, 2] < 0, n[0, 0] > n[1, 1] if n[2, 2] < 0 else n[0, 0] < -n[1, 1]))
+    assert worst < 2e-6, worst
+    assert len(branches) == 4
+    # The X-keeping rotation is another one wherever the columns lean.
+    assert np.abs(core.decompose(m).rotation - mine.rotation).max() > 0.1

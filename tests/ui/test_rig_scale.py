@@ -186,7 +186,7 @@ def test_after_every_torso_turn_the_panel_chain_shows_the_scan_numbers(rig):
                 np.testing.assert_allclose(whole[rows], part, rtol=1e-9, atol=1e-9, err_msg=f"{bone} {name}")
 
 
-def test_bone_advice_holds_on_the_rig(rig, rig_file):
+def test_bone_advice_holds_on_the_rig(rig, rig_file, tmp_path):
     before = scan_scene(bpy.context.scene)
     limit = before.thresholds.corner
     given: dict = {}
@@ -194,16 +194,28 @@ def test_bone_advice_holds_on_the_rig(rig, rig_file):
         for a in advice(before, int(i)):
             given.setdefault((a.action, before.nodes.keys[a.target]), []).append(before.nodes.keys[int(i)])
     actions = {action for action, _t in given}
-    assert {"INHERIT_ALIGNED", "UNIFORM_SCALE", "EXPORT_ACCUMULATED", "EXPORT_GLTF_EXACT"} <= actions
+    assert {
+        "INHERIT_ALIGNED",
+        "UNIFORM_SCALE",
+        "EXPORT_FBX_ACCUMULATED",
+        "EXPORT_FBX_EXACT",
+        "EXPORT_GLTF_EXACT",
+    } <= actions
     assert not actions & {"INSERT_HELPERS", "CLEAR_PARENT_INVERSE", "BAKE"}  # bones only on this rig
     residual = accumulated_locals(before)[1].max_corner
     from hierarchy_inspector.addon.model.views import accumulated_export_residual
+    from hierarchy_inspector.addon.scene.exports.fbx_accumulated import write_fbx_accumulated
 
     assert np.allclose(accumulated_export_residual(before), residual, atol=1e-9)  # what the panel shows
     index = before.nodes.index()
+    # Export FBX (accumulated), written and read back, accumulated as Unreal (locals) and Ogre do.
+    written = write_fbx_accumulated(bpy.context.scene, str(tmp_path / "accumulated.fbx"), None, again=False)
+    assert written.error is not None and written.error.relative < 1e-5
     for (action, _target), keys in given.items():
-        if action == "EXPORT_ACCUMULATED":
-            assert all(residual[index[k]] <= limit for k in keys)
+        if action == "EXPORT_FBX_ACCUMULATED":
+            for obj, bone in keys:
+                assert residual[index[(obj, bone)]] <= limit
+                assert written.skew[f"{obj} > {bone}" if bone else obj] <= limit, (obj, bone)
     # Inherit Scale Aligned on the three worst advised bones, one at a time.
     aligned = [t for (action, t) in given if action == "INHERIT_ALIGNED"]
     aligned.sort(key=lambda t: -before.worst_corner[index[t]])

@@ -121,6 +121,28 @@ def _repeated(s: np.ndarray) -> np.ndarray:
     return (gaps <= REPEATED * big[..., None]).any(axis=-1)
 
 
+def _hold_isotropic(u_raw, s_raw, v_raw, m3, hold: float = REPEATED) -> np.ndarray:
+    """``held (T, N)``: frames whose three singular values are all repeated (a rotation
+    times a uniform scale: every ``V`` works, and the alignment keeps the previous
+    frame's) after some frame whose values are not. In place, their raw ``v`` becomes
+    that last frame's and ``u = M v / s``: the step into and through them is the
+    identity, so :func:`_aligned_path` need not loop over them (the frame after such a
+    run is aligned as one next to repeated values). A rig unscaled at most frames has
+    such frames at most frames."""
+    a = np.abs(s_raw)
+    big = np.maximum(a.max(axis=-1), 1e-300)
+    iso = (a.max(axis=-1) - a.min(axis=-1)) <= REPEATED * big  # (T, N)
+    frame = np.arange(len(s_raw))[:, None]
+    last = np.maximum.accumulate(np.where(iso, -1, frame), axis=0)  # (T, N): the last other frame, -1 none
+    held = iso & (last >= 0)
+    if held.any():
+        t_idx, n_idx = np.nonzero(held)
+        v = v_raw[last[t_idx, n_idx], n_idx]
+        v_raw[t_idx, n_idx] = v
+        u_raw[t_idx, n_idx] = (m3[t_idx, n_idx] @ v) / s_raw[t_idx, n_idx][:, None, :]
+    return held
+
+
 def _relative_alignment(u, v, u0, v0) -> tuple[np.ndarray, np.ndarray]:
     """For SVD bases ``u, v`` and the previous frame's ``u0, v0`` (batch ``(M, 3, 3)``):
     ``perm (M, 3)`` and ``sign (M, 3)`` with ``u[:, perm[c]] * sign[c]`` the column
@@ -134,7 +156,7 @@ def _relative_alignment(u, v, u0, v0) -> tuple[np.ndarray, np.ndarray]:
     return perm, np.where(dots < 0.0, -1.0, 1.0)
 
 
-def _aligned_path(u_svd, s_svd, v_svd, m3, small_inner: bool):
+def _aligned_path(u_svd, s_svd, v_svd, m3, small_inner: bool, hold: float = REPEATED):
     """Every frame's SVD aligned to the one before for all nodes at once, repeated
     singular values included: ``(u, s, v, ok)``, ``ok (N,)`` False for the nodes whose
     aligned bases change handedness along the path (the caller aligns those frame by
@@ -157,6 +179,7 @@ def _aligned_path(u_svd, s_svd, v_svd, m3, small_inner: bool):
     u_flat, s_flat, v_flat = u_raw.reshape(flat), s_raw.reshape(t_count * n, 3), v_raw.reshape(flat)
     _proper(u_flat, s_flat, v_flat)  # views: in place
     rep = _repeated(s_raw)  # (T, N)
+    held = _hold_isotropic(u_raw, s_raw, v_raw, m3, hold)
     q = np.empty((t_count, n, 3, 3))
     if small_inner:  # the first frame as the frame-by-frame path picks it
         u0, s0, v0 = _align(
@@ -187,7 +210,8 @@ def _aligned_path(u_svd, s_svd, v_svd, m3, small_inner: bool):
         # Between frames next to repeated values, q[t] = prefix[t] @ anchor: the anchor is
         # set at the first frame and at every such frame s (prefix[s]^T @ q[s], :func:`_align`).
         special = np.zeros((t_count, n), dtype=bool)
-        special[1:] = rep[1:] | rep[:-1]
+        free = rep & ~held  # held frames step by the identity (their raw bases are the frame before's)
+        special[1:] = free[1:] | free[:-1] | (held[:-1] & ~held[1:])
         anchor = np.empty((t_count, n, 3, 3))
         anchor[0] = q[0]
         for t in np.flatnonzero(special.any(axis=1)):
@@ -223,20 +247,25 @@ def _frame_by_frame(u_svd, s_svd, v_svd, small_inner: bool):
     return u_all, s_all, v_all
 
 
-def continuous_split(local: np.ndarray, *, small_inner: bool = False) -> tuple[core.TRS, core.TRS]:
+def continuous_split(
+    local: np.ndarray, *, small_inner: bool = False, hold: float = REPEATED
+) -> tuple[core.TRS, core.TRS]:
     """Exact two-node TRS for every frame and node of ``local (T, N, 4, 4)``:
     ``(outer, inner)`` batches ``(T, N)`` with ``outer.to_matrix() @ inner.to_matrix()
     == local`` (to about ``REPEATED`` times the scale where singular values repeat,
     ~1e-15 elsewhere), continuous in time (see the module docstring). ``inner`` has no
     translation and unit scale: only its rotation animates. Every node is aligned
     along the whole path at once (:func:`_aligned_path`); a node whose bases would
-    change handedness on the way is aligned frame by frame (:func:`_frame_by_frame`)."""
+    change handedness on the way is aligned frame by frame (:func:`_frame_by_frame`).
+    ``hold``: frames whose singular values spread less than this (relative) keep the
+    previous frame's bases (:func:`_hold_isotropic`; above :data:`REPEATED` the split is
+    exact only to about ``hold``)."""
     m = np.asarray(local, dtype=np.float64)
     t_count, n = m.shape[:2]
     m3 = m[..., :3, :3]
     u_svd, s_svd, vt_svd = np.linalg.svd(m3)  # every frame at once; aligned below
     v_svd = np.swapaxes(vt_svd, -2, -1)
-    u_all, s_all, v_all, ok = _aligned_path(u_svd, s_svd, v_svd, m3, small_inner)
+    u_all, s_all, v_all, ok = _aligned_path(u_svd, s_svd, v_svd, m3, small_inner, hold)
     if not ok.all():
         slow = np.flatnonzero(~ok)
         u_all[:, slow], s_all[:, slow], v_all[:, slow] = _frame_by_frame(

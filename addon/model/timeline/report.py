@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..engines.paths import LABEL, PATHS
 from ..errors import SceneDataError
 from ..frames import FrameRange
 from ..inspection import worst_first
@@ -25,6 +26,8 @@ OVER_FRAMES_COLUMNS = (
     "range_shear_max_deg",
     "range_local_shear_max_deg",
     "range_matrix_model_max_corner",
+    "range_unreal_fbx_max_corner",
+    "range_unreal_interchange_max_corner",
     "range_accumulated_max_corner",
     "range_flagged_frames",
 )
@@ -64,7 +67,7 @@ class RangeResults:
         return out
 
     def worst_shear(self, indices) -> np.ndarray:
-        """:attr:`.series.OverFrames.worst_shear` of the report's nodes ``indices``."""
+        """:attr:`.over_frames.OverFrames.worst_shear` of the report's nodes ``indices``."""
         return self.over.worst_shear[self.position[np.asarray(indices, dtype=np.int64)]]
 
     def frames_entry(self, order) -> dict:
@@ -79,8 +82,7 @@ def over_frames_cells(entry: dict) -> list:
         o["worst_frame"],
         o["shear_deg"],
         o["local_shear_deg"],
-        o["max_corner"]["matrix_model"],
-        o["max_corner"]["accumulated"],
+        *(o["max_corner"][p] for p in PATHS),
         o["flagged_frames"],
     ]
 
@@ -91,7 +93,9 @@ def range_table(report: dict, limit: int = 15) -> str:
     f = report["frames"]
     nodes = report["nodes"]
     over = [e["over_frames"] for e in nodes]
-    corner = np.array([max(o["max_corner"].values()) for o in over])
+    limits = report.get("thresholds")
+    paths = tuple(limits.get("engines", PATHS)) if limits else PATHS
+    corner = np.array([max(o["max_corner"][p] for p in paths) for o in over])
     shear = np.array([o["shear_deg"] for o in over])
     flagged = [k for k, o in enumerate(over) if o["flagged_frames"]]
     order = worst_first(corner, shear, flagged) if nodes else np.zeros(0, dtype=np.int64)
@@ -111,14 +115,13 @@ def range_table(report: dict, limit: int = 15) -> str:
                 str(o["flagged_frames"]),
                 fmt_num(o["shear_deg"], 2),
                 fmt_num(o["local_shear_deg"], 2),
-                fmt_num(o["max_corner"]["matrix_model"]),
-                fmt_num(o["max_corner"]["accumulated"]),
+                *(fmt_num(o["max_corner"][p]) for p in paths),
             )
         )
     notes = "".join(f"\n{line}" for line in singular_lines(nodes, limit))
     if not rows:
         return head + notes
-    headers = ("node", "worst frame", "frames flagged", "max shear", "max local shear", "exported", "accumulated")
+    headers = ("node", "worst frame", "frames flagged", "max shear", "max local shear", *(LABEL[p] for p in paths))
     more = f"\n... and {len(order) - limit} more" if len(order) > limit else ""
     return f"{head}\n{format_table(headers, rows)}{more}{notes}"
 

@@ -13,16 +13,21 @@ each node's worst frame. Blender-free: tested without bpy.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numpy as np
 
 from .... import core
 from ....core.fields import MAX_LEVELS
+from ..engines.files import plain_file
+from ..engines.paths import UNREAL_FBX, UNREAL_INTERCHANGE
+from ..engines.predict import engine_worlds
 from ..errors import SceneDataError
-from ..inspection import local_matrices_of, worst_first
+from ..inspection import local_matrices_of
 from ..nodes import Nodes, node_label
 from ..thresholds import DEFAULT, LOCAL_NOISE_FACTOR, LOCAL_SHEAR_FLOOR_DEG, Thresholds
+from .over_frames import CORNER_FIELD, OverFrames
+
+__all__ = ["FrameSeries", "OverFrames", "CORNER_FIELD", "analyse_frames", "changes", "check_finite", "with_ancestors"]
 from .repeats import repeated_frames
 
 _EPS32 = float(np.finfo(np.float32).eps)
@@ -87,173 +92,6 @@ def check_finite(series: FrameSeries) -> None:
         )
 
 
-def _per_frame(name: str) -> cached_property:
-    """An :class:`OverFrames` attribute: the ``(T, N)`` array of field ``name`` (each
-    frame's row), built on first use."""
-
-    def build(over: OverFrames) -> np.ndarray:
-        return np.take(over.rows[name], over.source, axis=0)
-
-    return cached_property(build)
-
-
-@dataclass
-class OverFrames:
-    """Per node-frame results ``(T, N)`` of :func:`analyse_frames`, and their maxima.
-
-    ``shear``: largest |shear angle| of Blender's world matrix (degrees); ``local_shear``:
-    of the local matrix an exporter writes (degrees, the shear it drops); ``corner_matrix``,
-    ``corner_accumulated``: largest box-corner distance of the matrix model (glTF, Unity,
-    Godot) and the accumulated model (Unreal, Ogre) from Blender (scene units);
-    ``lossy (T, N)`` bool: local shear that is real (above float32 noise) and over the
-    threshold, as :attr:`.inspection.Inspection.lossy_local` decides for one frame;
-    ``singular_parent (T, N)`` bool: the parent's world has no inverse at that frame (a
-    scale of zero on an axis), so the node's local transform is undefined there and its
-    local is the least-squares one (:func:`~..inspection.local_matrices_of`), as the
-    single-frame :attr:`.inspection.Inspection.singular_parent` marks it.
-
-    Stored compactly: ``rows`` maps each of those six names to its ``(R, N)`` distinct
-    rows (a frame where nothing moved repeats the row before, a frame equal to an earlier
-    one that one's row), ``source (T,)`` is each frame's row (every row used). The ``(T, N)`` arrays are built on
-    first use; the maxima, worst frames and counts are computed on the rows.
-    """
-
-    series: FrameSeries
-    rows: dict[str, np.ndarray]
-    source: np.ndarray
-    thresholds: Thresholds = DEFAULT
-
-    @property
-    def frames(self) -> np.ndarray:
-        return self.series.frames
-
-    # The (T, N) arrays, each built on first use from its rows.
-    shear = _per_frame("shear")
-    local_shear = _per_frame("local_shear")
-    corner_matrix = _per_frame("corner_matrix")
-    corner_accumulated = _per_frame("corner_accumulated")
-    lossy = _per_frame("lossy")
-    singular_parent = _per_frame("singular_parent")
-
-    @cached_property
-    def _row_corner(self) -> np.ndarray:
-        return np.maximum(self.rows["corner_matrix"], self.rows["corner_accumulated"])
-
-    @cached_property
-    def _row_flagged(self) -> np.ndarray:
-        r, t = self.rows, self.thresholds
-        return (r["shear"] > t.shear_deg) | r["lossy"] | (self._row_corner > t.corner)
-
-    @cached_property
-    def corner(self) -> np.ndarray:
-        """``(T, N)`` the larger corner distance of the two engine models."""
-        return np.take(self._row_corner, self.source, axis=0)
-
-    @cached_property
-    def flagged_frames(self) -> np.ndarray:
-        """``(T, N)`` bool: flagged at that frame (the single-frame rule)."""
-        return np.take(self._row_flagged, self.source, axis=0)
-
-    @cached_property
-    def flagged_frame_count(self) -> np.ndarray:
-        """``(N,)`` int: how many frames of the range flag each node."""
-        if not len(self.source):
-            return np.zeros(self._nodes, dtype=np.int64)
-        frames_per_row = np.bincount(self.source, minlength=len(self._row_flagged))
-        return frames_per_row @ self._row_flagged.astype(np.int64)
-
-    @property
-    def _nodes(self) -> int:
-        return len(self.series.keys)
-
-    @cached_property
-    def flagged(self) -> np.ndarray:
-        """``(N,)`` bool: flagged at any frame of the range."""
-        return self._row_flagged.any(axis=0) if len(self.frames) else np.zeros(self._nodes, dtype=bool)
-
-    @cached_property
-    def worst_index(self) -> np.ndarray:
-        """``(N,)`` time index of each node's largest corner distance (the first such frame)."""
-        first_frame = np.unique(self.source, return_index=True)[1]  # each row's first frame (every row is used)
-        return first_frame[np.argmax(self._row_corner, axis=0)]
-
-    @cached_property
-    def worst_frame(self) -> np.ndarray:
-        """``(N,)`` the frame of each node's largest corner distance of either model."""
-        return self.frames[self.worst_index]
-
-    def _max(self, values: np.ndarray) -> np.ndarray:
-        """The maximum over the range of a field's rows ``(R, N)``: ``(N,)``."""
-        return values.max(axis=0) if len(self.source) else np.zeros(values.shape[1:])
-
-    @cached_property
-    def shear_max(self) -> np.ndarray:
-        return self._max(self.rows["shear"])
-
-    @cached_property
-    def local_shear_max(self) -> np.ndarray:
-        return self._max(self.rows["local_shear"])
-
-    @cached_property
-    def worst_shear(self) -> np.ndarray:
-        """``(N,)`` degrees over the range: :attr:`.inspection.Inspection.worst_shear` at
-        every frame (world shear, or the local shear where it is lossy), its maximum."""
-        r = self.rows
-        return self._max(np.maximum(r["shear"], np.where(r["lossy"], r["local_shear"], 0.0)))
-
-    @cached_property
-    def corner_matrix_max(self) -> np.ndarray:
-        return self._max(self.rows["corner_matrix"])
-
-    @cached_property
-    def corner_accumulated_max(self) -> np.ndarray:
-        return self._max(self.rows["corner_accumulated"])
-
-    @cached_property
-    def corner_max(self) -> np.ndarray:
-        return self._max(self._row_corner)
-
-    def worst_first(self, indices=None) -> np.ndarray:
-        """``indices`` (default: nodes flagged at any frame), largest corner distance over
-        the range first, then shear."""
-        if indices is None:
-            indices = np.flatnonzero(self.flagged)
-        return worst_first(self.corner_max, self.shear_max, indices)
-
-    def entry(self, i: int) -> dict:
-        """Node ``i``'s ``over_frames`` report entry (schema ``hierarchy_inspector.report/1``)."""
-        return {
-            "worst_frame": int(self.worst_frame[i]),
-            "shear_deg": float(self.shear_max[i]),
-            "local_shear_deg": float(self.local_shear_max[i]),
-            "max_corner": {
-                "matrix_model": float(self.corner_matrix_max[i]),
-                "accumulated": float(self.corner_accumulated_max[i]),
-            },
-            "flagged_frames": int(self.flagged_frame_count[i]),
-            **({"singular_parent_frames": self.singular_frames(i)} if self.rows["singular_parent"][:, i].any() else {}),
-        }
-
-    def singular_frames(self, i: int) -> list[int]:
-        """The frames at which node ``i``'s parent has no inverse (its local is undefined)."""
-        return [int(f) for f in self.frames[self.rows["singular_parent"][self.source, i]]]
-
-    def summary(self, indices=None) -> dict:
-        """Counts and maxima over the range for ``indices`` (default: all nodes)."""
-        idx = np.arange(len(self.series.keys)) if indices is None else np.asarray(indices, dtype=np.int64)
-        worst = self.corner_max[idx]
-        top = int(idx[np.argmax(worst)]) if len(idx) else -1
-        return {
-            "count": len(self.frames),
-            "flagged": int(self.flagged[idx].sum()),
-            "sheared": int((self.shear_max[idx] > self.thresholds.shear_deg).sum()),
-            "max_shear_deg": float(self.shear_max[idx].max()) if len(idx) else 0.0,
-            "max_local_shear_deg": float(self.local_shear_max[idx].max()) if len(idx) else 0.0,
-            "max_deviation": float(worst.max()) if len(idx) else 0.0,
-            "worst_frame": int(self.worst_frame[top]) if top >= 0 else None,
-        }
-
-
 def _noise_deg(cond: np.ndarray) -> np.ndarray:
     """The single-frame float32 noise of a local shear (degrees) for parents of condition
     number ``cond`` (:attr:`.inspection.Inspection.local_shear_noise_deg`)."""
@@ -302,7 +140,16 @@ def _lossy(local_shear: np.ndarray, world_at, parents: np.ndarray, thresholds: T
     return lossy.reshape(local_shear.shape)
 
 
-_FIELDS = ("shear", "local_shear", "corner_matrix", "corner_accumulated", "lossy", "singular_parent")
+_FIELDS = (
+    "shear",
+    "local_shear",
+    "corner_matrix",
+    "corner_unreal_fbx",
+    "corner_unreal_interchange",
+    "corner_accumulated",
+    "lossy",
+    "singular_parent",
+)
 
 
 def _analyse_block(
@@ -324,14 +171,29 @@ def _analyse_block(
     )
     world_at = lambda t, i: series.world[frames[t], nodes[i]]
     lossy = _lossy(fields.local_shear_deg, world_at, hierarchy.parents, thresholds, fields.parent_condition)
-    return {
+    out = {
         "shear": fields.shear_deg,
         "local_shear": fields.local_shear_deg,
         "corner_matrix": fields.corner_matrix,
+        # Unreal's importers on its component path (positive scales everywhere): the
+        # classic one shows each global as an FTransform, Interchange the accumulated model.
+        "corner_unreal_fbx": fields.corner_global_trs,
+        "corner_unreal_interchange": fields.corner_accumulated.copy(),
         "corner_accumulated": fields.corner_accumulated,
         "lossy": lossy,
         "singular_parent": fields.singular_parent,
     }
+    # Frames with a mirrored, zero or tiny scale somewhere: Unreal's matrix paths, run
+    # as the single-frame inspection runs them.
+    odd = np.flatnonzero(~fields.positive.all(axis=1))
+    if len(odd):
+        pick = np.ix_(frames[odd], nodes)
+        general = _analyse_block_general(
+            series.world[pick], series.box_min[pick], series.box_max[pick], hierarchy, thresholds
+        )
+        for k in ("corner_unreal_fbx", "corner_unreal_interchange"):
+            np.asarray(out[k])[odd] = general[k]
+    return out
 
 
 def _analyse_block_general(world, box_min, box_max, hierarchy: core.Hierarchy, thresholds: Thresholds) -> dict:
@@ -342,15 +204,18 @@ def _analyse_block_general(world, box_min, box_max, hierarchy: core.Hierarchy, t
     world = world.reshape(t_count * n, 4, 4)
     lo, hi = box_min.reshape(t_count * n, 3), box_max.reshape(t_count * n, 3)
     local, singular = local_matrices_of(world, tiled.parents)
-    parts = core.decompose(local)
+    parts = core.decompose(local, rotation="blender")  # what the exporters write
     trs = parts.trs()
     matrix_model = tiled.world_matrices(trs.to_matrix())
+    unreal = engine_worlds(plain_file(tiled.parents, trs), (UNREAL_FBX, UNREAL_INTERCHANGE), globals_=matrix_model)
     accumulated = tiled.accumulate(trs).to_matrix()
     local_shear = np.abs(parts.shear_deg).max(axis=-1)
     values = {
         "shear": np.abs(core.shear_angles(world)).max(axis=-1),
         "local_shear": local_shear,
         "corner_matrix": core.box_corner_distance(world, matrix_model, lo, hi),
+        "corner_unreal_fbx": core.box_corner_distance(world, unreal[UNREAL_FBX], lo, hi),
+        "corner_unreal_interchange": core.box_corner_distance(world, unreal[UNREAL_INTERCHANGE], lo, hi),
         "corner_accumulated": core.box_corner_distance(world, accumulated, lo, hi),
     }
     out = {k: v.reshape(t_count, n) for k, v in values.items()}

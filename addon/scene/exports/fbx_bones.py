@@ -147,26 +147,37 @@ def _bone_paths(name: str) -> set[str]:
     return {f'pose.bones["{quoted}"].{channel}' for channel in _TRANSFORMS}
 
 
-def _edit_structure(arm, bones: list[str], saved: list[_Bone], helpers: list[str]) -> None:
-    """In edit mode: a helper above each bone; what to restore and the helpers' names
-    are appended to ``saved`` and ``helpers`` as it goes."""
+def _constraint_prefix(name: str) -> str:
+    """The start of the data paths of a pose bone's constraints."""
+    return f'pose.bones["{bpy.utils.escape_identifier(name)}"].constraints['
+
+
+def _edit_structure(arm, bones: list[str], saved: list[_Bone], helpers: list[str], make_helpers: bool = True) -> None:
+    """In edit mode: plain matrix inheritance for each bone (Inherit Scale FULL,
+    inheriting rotation, local location, not connected) and, with ``make_helpers``, a
+    helper above it with the same; what to restore and the helpers' names are appended
+    to ``saved`` and ``helpers`` as it goes."""
     for name in bones:
         eb = arm.edit_bones[name]
         saved.append(
             _Bone(name, eb.parent.name if eb.parent else None, tuple(getattr(eb, f) for f in _BONE_FLAGS), "", ())
         )
-        helper = arm.edit_bones.new(f"{name} (shear helper)")
-        helpers.append(helper.name)
-        helper.head, helper.tail, helper.roll = eb.head.copy(), eb.tail.copy(), eb.roll
-        helper.parent = eb.parent
-        helper.use_deform = False
-        for bone in (helper, eb):
+        plain = [eb]
+        if make_helpers:
+            helper = arm.edit_bones.new(f"{name} (shear helper)")
+            helpers.append(helper.name)
+            helper.head, helper.tail, helper.roll = eb.head.copy(), eb.tail.copy(), eb.roll
+            helper.parent = eb.parent
+            helper.use_deform = False
+            plain.append(helper)
+        for bone in plain:
             bone.use_connect = False
             bone.inherit_scale = "FULL"
             bone.use_inherit_rotation = True
             bone.use_local_location = True
             bone.use_relative_parent = False
-        eb.parent = helper
+        if make_helpers:
+            eb.parent = plain[1]
 
 
 def _basis(arm, pairs: list[tuple[str, str]], outer: core.TRS, inner: core.TRS) -> tuple[core.TRS, core.TRS]:
@@ -257,10 +268,48 @@ def fill_keys(action, wanted: dict, frames: list[int]) -> None:
                 _fill(fc, frames, wanted[fc.data_path][:, fc.array_index])
 
 
+def _local_basis(arm, bones: list[str], local: core.TRS) -> core.TRS:
+    """Pose channels ``(T, K)`` that give the bones their ``local (T, K)`` matrices
+    relative to their parents' pose (``basis = inv(rest_rel) @ local``)."""
+    rest_b = np.array([as_np(arm.bones[b].matrix_local) for b in bones])
+    rest_p = np.array([as_np(arm.bones[b].parent.matrix_local) if arm.bones[b].parent else np.eye(4) for b in bones])
+    rest_rel = np.linalg.inv(rest_p) @ rest_b
+    d = core.decompose(np.linalg.inv(rest_rel)[None] @ local.to_matrix())
+    return core.TRS(d.translation, continuous_quaternions(d.rotation), d.scale)
+
+
 def apply(scene, per_armature: dict, frames: list[int], outer: core.TRS, inner: core.TRS) -> BoneEdits:
     """Give the bones ``per_armature`` (armature name -> [(bone name, k)], ``k`` the
     column of the split ``outer, inner (T, K)``) their helpers, keyed at ``frames``.
     On any failure what was done is undone and the error raised."""
+
+    def channels(arm, helpers: list[str], bones: list[str], cols: list[int]) -> tuple[list[str], dict]:
+        basis_h, basis_b = _basis(arm, list(zip(helpers, bones, strict=True)), outer[:, cols], inner[:, cols])
+        both = {
+            path: np.concatenate([getattr(basis_h, field), getattr(basis_b, field)], axis=1)
+            for path, field in _KEYED.items()
+        }
+        return [*helpers, *bones], both
+
+    return _edit(per_armature, frames, channels, make_helpers=True)
+
+
+def apply_locals(scene, per_armature: dict, frames: list[int], local: core.TRS) -> BoneEdits:
+    """Key the bones ``per_armature`` (armature name -> [(bone name, k)], ``k`` the
+    column of ``local (T, K)``) so that Blender's FBX exporter writes ``local`` as each
+    one's local TRS at ``frames`` (plain matrix inheritance, no helpers: the accumulated
+    export). Undone by :func:`restore`; on any failure undone and the error raised."""
+
+    def channels(arm, _helpers: list[str], bones: list[str], cols: list[int]) -> tuple[list[str], dict]:
+        basis = _local_basis(arm, bones, local[:, cols])
+        return bones, {path: getattr(basis, field) for path, field in _KEYED.items()}
+
+    return _edit(per_armature, frames, channels, make_helpers=False)
+
+
+def _edit(per_armature: dict, frames: list[int], channels, make_helpers: bool) -> BoneEdits:
+    """The armature edits of :func:`apply` and :func:`apply_locals`: ``channels(arm,
+    helper names, bone names, columns)`` gives the bones to key and their pose channels."""
     view_layer = bpy.context.view_layer
     active = view_layer.objects.active
     edits = BoneEdits([], active, active.mode if active is not None else "OBJECT")
@@ -279,7 +328,7 @@ def apply(scene, per_armature: dict, frames: list[int], outer: core.TRS, inner: 
             edits.armatures.append(record)
             _mode_set(rig, "EDIT")
             try:
-                _edit_structure(arm, [b for b, _k in bones], saved, helpers)
+                _edit_structure(arm, [b for b, _k in bones], saved, helpers, make_helpers)
             finally:
                 _switch("OBJECT")
             saved[:] = [
@@ -297,8 +346,12 @@ def apply(scene, per_armature: dict, frames: list[int], outer: core.TRS, inner: 
             for curves in _curve_lists(temp):
                 for fc in [fc for fc in curves if fc.data_path in paths]:
                     curves.remove(fc)
+            # The drivers of the bones' transform channels, and of their constraints (a
+            # driven mute or influence would switch a muted constraint back on: Rigify
+            # drives its IK constraints' this way).
+            constraint_paths = tuple(_constraint_prefix(s.name) for s in saved)
             for fc in anim.drivers:
-                if fc.data_path in paths:
+                if fc.data_path in paths or fc.data_path.startswith(constraint_paths):
                     set_saved(record.changed, fc, "mute", True)
             for s in saved:
                 for con in rig.pose.bones[s.name].constraints:
@@ -307,17 +360,9 @@ def apply(scene, per_armature: dict, frames: list[int], outer: core.TRS, inner: 
             if nla and action is None:  # the keys replace what the tracks give (editable() refuses a blended action)
                 set_saved(record.changed, anim, "action_blend_type", "REPLACE")
                 set_saved(record.changed, anim, "action_influence", 1.0)
-            cols = [k for _b, k in bones]
-            basis_h, basis_b = _basis(
-                arm, list(zip(helpers, [b for b, _k in bones], strict=True)), outer[:, cols], inner[:, cols]
-            )
             every = frozenset(b for b, _k in bones) if nla else frozenset()
-            names = [*helpers, *(b for b, _k in bones)]
-            both = {
-                path: np.concatenate([getattr(basis_h, field), getattr(basis_b, field)], axis=1)
-                for path, field in _KEYED.items()
-            }
-            _key_bones(rig, temp, names, both, frames, every)
+            names, values = channels(arm, helpers, [b for b, _k in bones], [k for _b, k in bones])
+            _key_bones(rig, temp, names, values, frames, every)
             if getattr(anim, "action_slot", "") is None and getattr(temp, "slots", None):
                 anim.action_slot = temp.slots[0]  # 4.4, 4.5: the legacy curves' slot of a new action is not bound
         view_layer.update()
@@ -335,12 +380,20 @@ LOCAL_SPACES = ("LOCAL", "LOCAL_WITH_PARENT", "LOCAL_OWNER_ORIENT")
 def constraint_readers(rig, split: set[str]) -> list[tuple[str, str]]:
     """``(label, why)`` for the bones of ``rig`` that keep their constraints in the
     export-ready copy (they get no helper) but whose constraints read a bone of
-    ``split`` in a local space, or run an IK chain through it: that bone is rebuilt in
-    the copy as a helper bone and keys (the same world matrix, another local one and
-    another chain), so what such a constraint computes there is not what Blender
-    computes in the scene. One entry per bone (its first such constraint). Constraints
-    that read their targets in world or pose space (Armature, Copy Transforms in world
-    space, a custom space) see the same matrices in the copy: not listed."""
+    ``split`` in a local space, or run an IK chain through it (:func:`reader_pairs`)."""
+    return [(f"{rig.name} > {reader}", why) for reader, _bone, why in reader_pairs(rig, split)]
+
+
+def reader_pairs(rig, split: set[str]) -> list[tuple[str, str, str]]:
+    """``(reader, bone, why)`` for the bones of ``rig`` that keep their constraints in
+    the export-ready copy (they get no helper) but whose constraints read the bone
+    ``bone`` of ``split`` in a local space, or run an IK chain through it: that bone is
+    rebuilt in the copy as a helper bone and keys (the same world matrix, another local
+    one and another chain), so what such a constraint computes there is not what
+    Blender computes in the scene. One entry per bone (its first such constraint).
+    Constraints that read their targets in world or pose space (Armature, Copy
+    Transforms in world space, a custom space) see the same matrices in the copy: not
+    listed."""
     out = []
     for pb in rig.pose.bones:
         if pb.name in split:
@@ -351,10 +404,7 @@ def constraint_readers(rig, split: set[str]) -> list[tuple[str, str]]:
             sub = getattr(con, "subtarget", "") if getattr(con, "target", None) == rig else ""
             if sub in split and getattr(con, "target_space", "WORLD") in LOCAL_SPACES:
                 out.append(
-                    (
-                        f"{rig.name} > {pb.name}",
-                        f"constraint '{con.name}' reads '{sub}' in local space, which gets a helper bone",
-                    )
+                    (pb.name, sub, f"constraint '{con.name}' reads '{sub}' in local space, which gets a helper bone")
                 )
                 break
             if con.type == "IK":
@@ -365,13 +415,26 @@ def constraint_readers(rig, split: set[str]) -> list[tuple[str, str]]:
                     bone = bone.parent
                 hit = next((b for b in chain if b in split), None)
                 if hit:
-                    out.append(
-                        (
-                            f"{rig.name} > {pb.name}",
-                            f"IK constraint '{con.name}' spans '{hit}', which gets a helper bone",
-                        )
-                    )
+                    out.append((pb.name, hit, f"IK constraint '{con.name}' spans '{hit}', which gets a helper bone"))
                     break
+    return out
+
+
+def ik_chains(rig, names) -> dict[str, list[str]]:
+    """Bone name -> the bones its IK and Spline IK constraints pose (the chain above
+    it, ``chain_count`` long; 0: up to the root), for the bones ``names`` of ``rig``."""
+    out: dict[str, list[str]] = {}
+    for name in names:
+        pb = rig.pose.bones[name]
+        for con in pb.constraints:
+            if con.type not in ("IK", "SPLINE_IK") or con.mute or not getattr(con, "enabled", True):
+                continue
+            chain: list[str] = []
+            bone = pb.parent
+            while bone is not None and (con.chain_count == 0 or len(chain) < con.chain_count - 1):
+                chain.append(bone.name)
+                bone = bone.parent
+            out.setdefault(name, []).extend(chain)
     return out
 
 
@@ -400,11 +463,12 @@ def restore(edits: BoneEdits) -> None:
         _mode_set(rig, "EDIT")
         try:
             arm = rig.data  # type: ignore[attr-defined]
-            for s, helper in zip(record.bones, record.helpers, strict=False):
+            for s in record.bones:
                 eb = arm.edit_bones[s.name]
                 eb.parent = arm.edit_bones[s.parent] if s.parent else None
                 for flag, value in zip(_BONE_FLAGS, s.flags, strict=True):
                     setattr(eb, flag, value)
+            for helper in record.helpers:
                 arm.edit_bones.remove(arm.edit_bones[helper])
         finally:
             _switch("OBJECT")

@@ -9,8 +9,8 @@
   rotation, with a rotated child bone in every Inherit Scale mode, and a mesh skinned to
   the bones.
 - :func:`skin_boxes`: a box fully weighted to each deform bone of a rig (one influence).
-- :func:`auto_weighted_body`: a tube around each deform bone of a rig, weighted by
-  Blender's automatic weights (several influences near joints).
+- :func:`auto_weighted_body`: a body roughed out around a Rigify rig's deform bones,
+  weighted by Blender's automatic weights (several influences near joints).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import math
 from typing import Any
 
 import bpy
-import numpy as np
+import mathutils
 from mathutils import Matrix
 
 from ..timeline.animated import _linear
@@ -265,6 +265,97 @@ def skin_boxes(scene, rig, prefix: str = "DEF-", size: float = 0.03):
     return body
 
 
+#: The deform bones of a Rigify human :func:`auto_weighted_body` wraps (no face,
+#: fingers or palms: their bones are too close together for a rough mesh).
+BODY_BONES = ("spine", "pelvis", "breast", "shoulder", "upper_arm", "forearm", "hand", "thigh", "shin", "foot", "toe")
+
+
+def _join_pieces(verts: list, edges: list) -> None:
+    """Add to ``edges`` the shortest edge between the piece holding vertex 0 and any
+    other piece, until every vertex of ``verts`` is in one piece (bone heat weighs
+    one piece; the chains of a Rigify rig's deform bones are parented through other
+    bones)."""
+    points = [mathutils.Vector(v) for v in verts]
+    piece = list(range(len(verts)))
+
+    def root(k: int) -> int:
+        while piece[k] != k:
+            k = piece[k]
+        return k
+
+    for a, b in edges:
+        piece[root(a)] = root(b)
+    while len({root(k) for k in range(len(verts))}) > 1:
+        main = {k for k in range(len(verts)) if root(k) == root(0)}
+        a, b = min(
+            ((i, j) for i in main for j in range(len(verts)) if j not in main),
+            key=lambda pair: (points[pair[0]] - points[pair[1]]).length,
+        )
+        edges.append((a, b))
+        piece[root(b)] = root(a)
+
+
+def auto_weighted_body(
+    scene, rig, prefix: str = "DEF-", parts: tuple = BODY_BONES, radius: float = 0.05, levels: int = 2
+):
+    """``Body``: a mesh around the deform bones of ``rig`` (names ``prefix`` + one of
+    ``parts`` + a suffix) as an artist roughs out a character: a vertex at every bone's head and
+    tail, an edge per bone (and one from each chain's first head to its wrapped
+    ancestor: one piece, as bone heat needs), Blender's Skin modifier (``radius``) and Subdivision
+    (``levels``) applied, then parented to the rig With Automatic Weights (bone heat:
+    vertices near joints weighted to several bones, B-Bones deforming as Blender
+    deforms them). Returns the mesh object."""
+    bones = [
+        b
+        for b in rig.data.bones
+        if b.use_deform and b.name.startswith(prefix) and b.name[len(prefix) :].split(".")[0] in parts
+    ]
+    world = rig.matrix_world
+    verts: list[tuple[float, float, float]] = []
+    index: dict[tuple, int] = {}
+    edges = []
+    for b in bones:
+        ends = []
+        for point in (world @ b.head_local, world @ b.tail_local):
+            key = tuple(round(v, 4) for v in point)
+            if key not in index:
+                index[key] = len(verts)
+                verts.append(tuple(point))
+            ends.append(index[key])
+        if ends[0] != ends[1]:
+            edges.append(tuple(ends))
+    _join_pieces(verts, edges)
+    mesh = bpy.data.meshes.new("Body")
+    mesh.from_pydata(verts, edges, [])
+    body = bpy.data.objects.new("Body", mesh)
+    scene.collection.objects.link(body)
+    skin: Any = body.modifiers.new("Skin", "SKIN")  # makes the mesh's skin radii
+    skin.use_smooth_shade = True
+    for v in mesh.skin_vertices[0].data:
+        v.radius = (radius, radius)
+    subdivision: Any = body.modifiers.new("Subdivision", "SUBSURF")
+    subdivision.levels = levels
+    view_layer = bpy.context.view_layer
+    for obj in view_layer.objects:
+        obj.select_set(False)
+    view_layer.objects.active = body
+    body.select_set(True)
+    for name in ("Skin", "Subdivision") if levels else ("Skin",):
+        bpy.ops.object.modifier_apply(modifier=name)  # type: ignore[attr-defined]
+    rig.select_set(True)
+    view_layer.objects.active = rig
+    collections = list(rig.data.collections_all)  # bone heat weighs visible bones only (Rigify hides DEF)
+    shown = [c.is_visible for c in collections]
+    for c in collections:
+        c.is_visible = True
+    try:
+        bpy.ops.object.parent_set(type="ARMATURE_AUTO")  # type: ignore[attr-defined]
+    finally:
+        for c, visible in zip(collections, shown, strict=True):
+            c.is_visible = visible
+    return body
+
+
 def euler_pole_objects(scene, start: int = 1, end: int = 25):
     """Objects whose rotation passes the Euler pole, no shear in any local matrix:
     ``Base`` (scaled 3, 1, 0.5), under it ``Pitch`` pitching about Y from 85 to 95.05
@@ -294,48 +385,3 @@ def euler_pole_objects(scene, start: int = 1, end: int = 25):
     _linear(objects["Turntable"])
     scene.frame_start, scene.frame_end = start, end
     return objects
-
-
-def auto_weighted_body(scene, rig, ring: int = 8, rows: int = 3, radius: float = 0.35):
-    """``Body``: a closed tube of ``rows`` rings of ``ring`` vertices around every deform
-    bone of ``rig`` (radius ``radius`` times the bone's length), weighted by Blender's
-    automatic weights (Set Parent To > Armature Deform > With Automatic Weights: bone
-    heat, several bones per vertex near joints). Returns the mesh object."""
-    world = np.array(rig.matrix_world)
-    verts: list[tuple[float, float, float]] = []
-    faces: list[tuple[int, ...]] = []
-    for bone in rig.data.bones:
-        head = world[:3, :3] @ np.array(bone.head_local) + world[:3, 3]
-        tail = world[:3, :3] @ np.array(bone.tail_local) + world[:3, 3]
-        axis = tail - head
-        length = float(np.linalg.norm(axis))
-        if not bone.use_deform or length < 1e-6:
-            continue
-        z = axis / length
-        x = np.cross(z, (0.0, 0.0, 1.0)) if abs(z[2]) < 0.99 else np.cross(z, (0.0, 1.0, 0.0))
-        x /= np.linalg.norm(x)
-        y = np.cross(z, x)
-        base = len(verts)
-        angles = 2.0 * np.pi * np.arange(ring) / ring
-        for k in range(rows):
-            centre = head + axis * (0.1 + 0.8 * k / (rows - 1))
-            circle = centre + radius * length * (np.cos(angles)[:, None] * x + np.sin(angles)[:, None] * y)
-            verts += [tuple(map(float, p)) for p in circle]
-        for k in range(rows - 1):
-            for j in range(ring):
-                a, b = base + k * ring + j, base + k * ring + (j + 1) % ring
-                faces.append((a, b, b + ring, a + ring))
-        faces.append(tuple(range(base + ring - 1, base - 1, -1)))
-        faces.append(tuple(range(base + (rows - 1) * ring, base + rows * ring)))
-    mesh = bpy.data.meshes.new("Body")
-    mesh.from_pydata(verts, [], faces)
-    body = bpy.data.objects.new("Body", mesh)
-    scene.collection.objects.link(body)
-    view_layer = bpy.context.view_layer
-    for obj in view_layer.objects:
-        obj.select_set(False)
-    body.select_set(True)
-    rig.select_set(True)
-    view_layer.objects.active = rig
-    bpy.ops.object.parent_set(type="ARMATURE_AUTO")  # type: ignore[attr-defined]
-    return body

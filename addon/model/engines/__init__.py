@@ -1,0 +1,1 @@
+"""Engine paths (see :mod:`.paths`): what each engine shows from a file, Blender-free."""
