@@ -55,6 +55,25 @@ def tiny_local_shear(path, angle_deg: float = 4e-4) -> str:
     return save(path)
 
 
+def counter_sheared(path, angle_deg: float = 0.03) -> str:
+    """'Parent' under 'Base' with a parent inverse that holds ``angle_deg`` of shear (so
+    its world is sheared by that much) and 'Child' under it with a parent inverse holding
+    twice as much the other way: 'Child's world is sheared ``angle_deg`` back, its local
+    matrix ``2 * angle_deg``. Every shear is real and under the default threshold; the
+    largest local shear is twice the largest world shear."""
+    from mathutils import Matrix
+
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    base = _empty("Base")
+    parent = _empty("Parent", base)
+    child = _empty("Child", parent)
+    for obj, k in ((parent, 1.0), (child, -2.0)):
+        shear = Matrix.Identity(4)
+        shear[0][1] = k * math.tan(math.radians(angle_deg))
+        obj.matrix_parent_inverse = shear
+    return save(path)
+
+
 def many_objects(path, count: int = 20000) -> str:
     """``count`` empties in chains of ten under scaled, rotated parents (sheared): a file
     whose inspection and save take long enough to interrupt in the middle."""

@@ -40,7 +40,7 @@ def file_record(inspection, saved_by: str) -> dict:
     """The counts and the worst node of one file's inspection (see ``model.audit.records``)."""
     nodes = inspection.nodes
     n = len(nodes)
-    shear = np.maximum(inspection.shear_max, np.where(inspection.lossy_local, inspection.local_shear_max, 0.0))
+    shear = inspection.worst_shear  # as the report counts it (commands.worst_shear)
     order = inspection.worst_first()
     worst = int(order[0]) if len(order) else (int(np.argmax(shear)) if n else -1)
     bones = int(nodes.is_bone().sum()) if n else 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 import bpy
+import numpy as np
 
 from ..model.engines.paths import LABEL, paths_of
 from ..model.errors import UsageError
@@ -161,20 +162,17 @@ def _has_instances(scene) -> bool:
     )
 
 
-def _worst_shear(report: dict) -> float:
-    """The largest world or exported-local shear of the report's nodes (degrees); over
-    the whole range with ``--frames``."""
-    return max(
-        (
-            max(
-                max(abs(v) for v in e["shear_deg"]),
-                max(abs(v) for v in e["local"]["shear_deg"]),
-                *((e["over_frames"]["shear_deg"], e["over_frames"]["local_shear_deg"]) if "over_frames" in e else ()),
-            )
-            for e in report["nodes"]
-        ),
-        default=0.0,
-    )
+def worst_shear(inspection, indices=None, over_frames=None) -> float:
+    """The report's worst shear (degrees): :attr:`Inspection.worst_shear` of its nodes
+    (``indices``, None: all), over the whole range with ``--frames``; what the audit
+    records for a file (the same rule, so the two agree)."""
+    idx = np.arange(len(inspection.nodes)) if indices is None else np.asarray(indices, dtype=np.int64)
+    if not len(idx):
+        return 0.0
+    worst = float(inspection.worst_shear[idx].max())
+    if over_frames is not None:
+        worst = max(worst, float(over_frames.worst_shear(idx).max()))
+    return worst
 
 
 def cmd_report(args) -> int:
@@ -188,6 +186,7 @@ def cmd_report(args) -> int:
         check_folder(pictures)  # made only once the file has been read
     _check_outputs(args, ("json", "csv"), json=args.json, csv=args.csv, chart=chart)
     report, over_frames, indices, inspection = make_report_and_range(args, with_dynamics=args.dynamics)
+    worst = worst_shear(inspection, indices, over_frames)
     files: dict = {}
     if chart:
         files[chart] = lambda tmp: write_chart(tmp, over_frames, indices)
@@ -211,9 +210,8 @@ def cmd_report(args) -> int:
     else:
         print(report_table(report))
     flagged = sum(1 for e in report["nodes"] if e["flagged"])
-    args.summary = f"{len(report['nodes'])} nodes, {flagged} flagged, worst shear {_worst_shear(report):.2f} deg"
+    args.summary = f"{len(report['nodes'])} nodes, {flagged} flagged, worst shear {worst:.2f} deg"
     if args.fail_on_shear is not None:
-        worst = _worst_shear(report)
         if worst > args.fail_on_shear:
             say(f"shear {worst:.3f} deg exceeds --fail-on-shear {args.fail_on_shear:g}")
             return EXIT_THRESHOLD
@@ -234,6 +232,9 @@ def cmd_export(args) -> int:
         raise UsageError(f"--csv is for --target accumulated (the {args.target} file itself holds the transforms)")
     if args.z_up and args.target != "gltf":
         raise UsageError(f"--z-up is for --target gltf (the {args.target} export has no such choice)")
+    if args.all_influences and args.target != "gltf":
+        why = "the fbx file's clusters hold every influence" if args.target == "fbx" else "no such choice there"
+        raise UsageError(f"--all-influences is for --target gltf ({why})")
     if getattr(args, "engine", None) and args.target != "fbx":
         raise UsageError(f"--engine is for --target fbx (the {args.target} export serves one kind of engine)")
     if args.no_pole_helpers and args.target != "fbx":

@@ -238,6 +238,13 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--csv", metavar="OUT", help="accumulated: also write the local TRS as CSV")
     export.add_argument("--z-up", action="store_true", help="gltf: keep Blender's Z-up axes (default: glTF's Y-up)")
     export.add_argument(
+        "--all-influences",
+        action="store_true",
+        help="gltf: write every bone influence of a vertex (JOINTS_1 / WEIGHTS_1 ...: Babylon.js reads 8, three.js "
+        "only the first 4; default: Blender's exporter keeps the 4 largest); the skinned vertices are checked with "
+        "every set the file holds",
+    )
+    export.add_argument(
         "--engine",
         choices=tuple(ENGINE_PATH),
         help="fbx: the engine the file is for: unreal-interchange, unreal-locals or ogre write the accumulated FBX "

@@ -106,6 +106,7 @@ class FrameReader:
         objects: Iterable | None = None,
         read_once: bool = False,
         unattended: bool = False,
+        each_frame: Callable[[int], None] | None = None,
     ):
         if not len(frames):
             raise ValueError("frames: expected at least one frame")
@@ -117,6 +118,7 @@ class FrameReader:
         self.unattended = unattended
         self.boxes_checked = True
         self.still_checked = True
+        self._each_frame = each_frame
         self.done = 0
         self._restored = False
 
@@ -380,6 +382,8 @@ class FrameReader:
             if self.done and (self._handlers or last):
                 self._check_same_parents(frame)
             self._read_boxes(bulk, self.done)
+            if self._each_frame is not None:
+                self._each_frame(self.done)
         except BaseException:
             self.restore()
             raise
@@ -441,11 +445,17 @@ class FrameReader:
 
 
 def read_frames(
-    scene, frames: Sequence[int], objects: Iterable | None = None, progress: Callable | None = None
+    scene,
+    frames: Sequence[int],
+    objects: Iterable | None = None,
+    progress: Callable | None = None,
+    each_frame: Callable[[int], None] | None = None,
 ) -> FrameSeries:
     """``objects`` (default: all of ``scene``) and their pose bones at every one of
     ``frames``: a :class:`FrameSeries` with world matrices ``(T, N, 4, 4)``, the node
-    keys and parents. ``progress(fraction, message)`` is called after every frame. The
+    keys and parents. ``progress(fraction, message)`` is called after every frame;
+    ``each_frame(k)`` after the reads of ``frames[k]``, on that frame (more reads of the
+    same evaluation, e.g. deformed meshes: no frame change of their own). The
     scene ends on the frame it started on. Boxes that cannot change, poses nothing
     animates and objects nothing moves are read once (:class:`FrameReader`
     ``read_once``); if one changed anyway, the range is read again with everything at
@@ -453,7 +463,7 @@ def read_frames(
     matrix or box holds NaN or infinity (what reads a range, the exports too, would
     otherwise fail on it unnamed)."""
     for read_once in (True, False):
-        reader = FrameReader(scene, frames, objects, read_once=read_once, unattended=True)
+        reader = FrameReader(scene, frames, objects, read_once=read_once, unattended=True, each_frame=each_frame)
         try:
             while not reader.step():
                 if progress:

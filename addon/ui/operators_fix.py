@@ -9,7 +9,7 @@ from bpy_extras.io_utils import ExportHelper
 from ..model.advice.after_fix import WORST_FEW, summary
 from ..model.errors import InspectorError
 from ..model.exports.accumulated import accumulated_csv, accumulated_document
-from ..model.exports.animated_gltf import CHECK_TOLERANCE
+from ..model.exports.animated_gltf import CHECK_TOLERANCE, within_tolerance
 from ..model.frames import FrameRange
 from ..model.outputs import check_outputs, json_text, write_all
 from ..scene import live, settings
@@ -166,11 +166,14 @@ class HI_OT_export_gltf(bpy.types.Operator, _FileOperator):
         except (InspectorError, OSError, RuntimeError) as exc:
             return _failed(self, exc)
         live.invalidate()
-        exact = result.error.relative <= CHECK_TOLERANCE
+        nodes = within_tolerance(result.error.relative)
+        skins = result.skins.summary() if result.skins is not None else ""
+        exact = nodes and (result.skins is None or result.skins.exact)
         self.report(
             {"INFO"} if exact else {"WARNING"},
             f"Wrote {self.path}: {len(result.helpers)} helper(s), relative error {result.error.relative:.1e}"
-            + ("" if exact else f" (over {CHECK_TOLERANCE:g})"),
+            + ("" if nodes else f" (over {CHECK_TOLERANCE:g})")
+            + (f"; {skins}" if skins else ""),
         )
         return {"FINISHED"}
 
@@ -222,12 +225,15 @@ class HI_OT_export_fbx(bpy.types.Operator, _FileOperator):
             return {"FINISHED"}
         uncorrected = [label for label, _why in result.not_corrected]
         uncorrected += [name for name, why in result.not_checked if why != THROUGH_JOINTS]  # collection instances
-        exact = result.error.relative <= CHECK_TOLERANCE and not uncorrected
+        skins = result.skins.summary() if result.skins is not None else ""
+        exact = within_tolerance(result.error.relative) and not uncorrected
+        exact = exact and (result.skins is None or result.skins.exact)
         left = f"; not corrected: {', '.join(uncorrected)}"
         self.report(
             {"INFO"} if exact else {"WARNING"},
             f"Wrote {self.path}: {frames}, {helpers}, relative error {result.error.relative:.1e}"
-            + ("" if result.error.relative <= CHECK_TOLERANCE else f" (over {CHECK_TOLERANCE:g})")
+            + ("" if within_tolerance(result.error.relative) else f" (over {CHECK_TOLERANCE:g})")
+            + (f"; {skins}" if skins else "")
             + (left if uncorrected else ""),
         )
         return {"FINISHED"}

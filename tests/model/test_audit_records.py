@@ -101,3 +101,11 @@ def test_summary_and_page_name_every_file(tmp_path):
     page = audit_html(records, str(tmp_path))
     assert page.index("big.blend") < page.index("small.blend")
     assert "Arm &gt; Bone" in page and "&#x27;bad.blend&#x27;: not a .blend file" in page
+
+
+def test_the_page_shows_only_failures_in_red(tmp_path):
+    """The counts "0 unreadable, 0 timed out, 0 crashed" are no alarm: plain; one over 0 is red."""
+    fine = audit_html([_r("a.blend", worst_shear_deg=1.0)], str(tmp_path))
+    assert "0 unreadable, 0 timed out, 0 crashed" in fine and "class=bad" not in fine
+    crashed = audit_html([_r("a.blend"), _r("b.blend", "crash", message="signal 11")], str(tmp_path))
+    assert "0 unreadable, 0 timed out, <span class=bad>1 crashed</span>" in crashed

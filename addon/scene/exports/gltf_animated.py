@@ -21,6 +21,7 @@ import numpy as np
 from ...model.errors import ExportError, SceneDataError
 from ...model.exports.animated_gltf import FrameError, animated_error
 from ...model.exports.gltf_file import Gltf
+from ...model.exports.verdicts.skinned import SkinCheck
 from ...model.frames import FrameRange
 from ...model.outputs import check_writable, write_with
 from ...model.thresholds import DEFAULT, Thresholds
@@ -32,19 +33,29 @@ from .gltf_modes import PER_ANIMATION, AnimationState
 
 
 def export_gltf_frames(
-    filepath: str, frame_range: FrameRange, *, y_up: bool = True, animation_mode: str = "SCENE"
+    filepath: str,
+    frame_range: FrameRange,
+    *,
+    y_up: bool = True,
+    animation_mode: str = "SCENE",
+    all_influences: bool = False,
 ) -> None:
     """Blender's glTF exporter sampled at ``frame_range`` (keys at ``frame / fps``
     seconds, objects' rest transforms at the current frame). ``animation_mode``: the
     exporter's ``SCENE`` (the timeline as one animation), or ``ACTIONS``,
     ``ACTIVE_ACTIONS``, ``NLA_TRACKS`` (an animation per action or track, each sampled
-    over its own frames limited to ``frame_range``). The scene's range and frame are
-    restored. A frame handler that removes or adds objects during the export is
-    :class:`SceneDataError` naming them and the frame (the exporter's own failure says
-    ``StructRNA ... has been removed``)."""
+    over its own frames limited to ``frame_range``). ``all_influences``: every bone
+    influence of a vertex (JOINTS_1, WEIGHTS_1, ...; the exporter keeps 4 by
+    default). In ``SCENE`` mode a range of one
+    frame gives no animation (the exporter leaves out one-key channels): the file is
+    that frame's pose. The scene's range and frame are restored. A frame handler that
+    removes or adds objects during the export is :class:`SceneDataError` naming them and
+    the frame (the exporter's own failure says ``StructRNA ... has been removed``)."""
     scene = bpy.context.scene
     before = {o.session_uid: o.name for o in scene.objects}
     with timeline_range(scene, frame_range), _objects_kept(scene, before, "glTF"):
+        if frame_range.start == frame_range.end and animation_mode == "SCENE":
+            scene.frame_set(frame_range.start)  # the static pose the exporter writes is the frame it is on
         run_exporter(
             "glTF",
             bpy.ops.export_scene.gltf,
@@ -61,6 +72,7 @@ def export_gltf_frames(
             export_current_frame=True,
             export_rest_position_armature=False,
             export_apply=False,
+            export_all_influences=all_influences,
         )
 
 
@@ -129,6 +141,8 @@ class AnimatedResult(NamedTuple):
     not_checked: list  #: (name, why): nodes checked through their joints or not corrected
     seconds: dict  #: blender_export, correct (frames read, helpers, check), half_frames
     animations: dict = {}  #: per-animation modes: animation name -> its FrameError
+    skins: SkinCheck | None = None  #: the skinned meshes' vertices (None: not checked, ``skins_why``)
+    skins_why: str = ""
 
 
 def write_gltf_frames(
@@ -140,6 +154,7 @@ def write_gltf_frames(
     thresholds: Thresholds = DEFAULT,
     half_frames: bool = True,
     animation_mode: str = "SCENE",
+    all_influences: bool = False,
 ) -> AnimatedResult:
     """Export ``scene`` to the .glb ``out``, exact at every frame of ``frame_range``
     (None: a static file of the current frame), and check it. The one implementation
@@ -152,7 +167,10 @@ def write_gltf_frames(
     glTF animation is corrected and checked alone, as the export dialog's option does
     (:func:`.gltf_hook.keep_shear_in_file` with the dialog's settings: the scene's
     animation state saved before the export, the static pose at the current frame);
-    ``animations`` holds each one's error and no half-frame measure is taken."""
+    ``animations`` holds each one's error and no half-frame measure is taken.
+    ``all_influences``: every bone influence of a vertex written (see
+    :func:`export_gltf_frames`); the skinned vertices are checked with every set the
+    file holds."""
     per_animation = animation_mode in PER_ANIMATION
     if animation_mode != "SCENE" and (not per_animation or frame_range is None):
         raise ExportError(f"animation mode {animation_mode} needs a frame range and is one of SCENE, {PER_ANIMATION}")
@@ -168,9 +186,11 @@ def write_gltf_frames(
         start_frame = scene.frame_current
         before = AnimationState(scene) if per_animation else None  # as the dialog's option saves it
         if frame_range is None:
-            export_gltf(tmp, y_up=y_up)
+            export_gltf(tmp, y_up=y_up, all_influences=all_influences)
         else:
-            export_gltf_frames(tmp, frame_range, y_up=y_up, animation_mode=animation_mode)
+            export_gltf_frames(
+                tmp, frame_range, y_up=y_up, animation_mode=animation_mode, all_influences=all_influences
+            )
         t1 = time.perf_counter()
         settings = HookSettings(
             tmp, y_up, frame_range is not None, animation_mode, False, False, static_frame=start_frame, before=before
@@ -186,7 +206,8 @@ def write_gltf_frames(
     done = result["done"]
     frames = done.frames
     skinned = sorted({done.keys[i][0] for i in done.skip if not done.keys[i][1]})
-    not_checked += [(name, THROUGH_JOINTS) for name in skinned]
+    by_vertices = set(done.skins.meshes) if done.skins is not None else set()
+    not_checked += [(name, THROUGH_JOINTS) for name in skinned if name not in by_vertices]
     half = None
     if half_frames and len(frames) > 1 and not per_animation:
         t0 = time.perf_counter()
@@ -194,6 +215,10 @@ def write_gltf_frames(
         mids = (np.asarray(frames[:-1], dtype=np.float64) + np.asarray(frames[1:])) / 2.0
         world = read_subframes(scene, mids)
         conversion = gltf_conversion(y_up)
-        half = animated_error(Gltf.load(out), done.keys, world, mids / fps, conversion, done.skip)
+        half = animated_error(
+            Gltf.load(out), done.keys, world, mids / fps, conversion, done.skip, None, done.unconverted, done.parents
+        )
         seconds["half_frames"] = time.perf_counter() - t0
-    return AnimatedResult(done.error, frames, done.helpers, half, not_checked, seconds, done.animations)
+    return AnimatedResult(
+        done.error, frames, done.helpers, half, not_checked, seconds, done.animations, done.skins, done.skins_why
+    )
