@@ -1,13 +1,16 @@
 # Hierarchy Inspector: every target sets itself up on a fresh machine.
 #   make demo   run the main job on the built-in demo scene
-#   make test   the whole test suite (core + add-on in real Blender via bpy from PyPI)
+#   make test   the whole test suite (core + add-on in real Blender via bpy from PyPI; real glTF
+#               clients under node: three.js and the Khronos glTF validator, pinned in tests/js)
 #   make test-nobpy  the Blender-free layers' tests (core, model) in a venv without bpy
 #   make bench  timing tables
 #   make lint   ruff (incl. Blender modules only in addon/scene, ui, cli), the layers' import
 #               direction (tools/check_layers.py), a type check of addon/ against fake-bpy-module
-#   make package       build/dist/<id>-<version>.zip with Blender's extension tooling (from the bpy wheel)
-#   make test-blender  install that zip into a real Blender >= 4.2 ($$BLENDER, PATH, or Debian's in a
-#                      chroot it provisions) and run $(BLENDER_TEST_PATHS) inside it
+#   make package       build/dist/<id>-<version>-<platform>.zip, one per platform with its ufbx wheels
+#                      (downloaded from PyPI by pip into wheels/, hashes checked), with Blender's
+#                      extension tooling (from the bpy wheel): build --split-platforms, validated
+#   make test-blender  install this machine's zip into a real Blender >= 4.2 ($$BLENDER, PATH, or Debian's
+#                      in a chroot it provisions) and run $(BLENDER_TEST_PATHS) inside it
 #   make test-ui       the same zip in a real Blender window (Xvfb, software OpenGL): the sidebar panel
 #                      and the overlay checked from screenshots (tests/window; pictures in build/ui/)
 
@@ -22,8 +25,6 @@ TYPES_STAMP := $(TYPES)/.installed-stamp
 BLENDER_TEST_PATHS ?= tests/core tests/model tests/scene tests/ui tests/cli
 BLENDER_SH   := tools/blender.sh
 EXT_ID       := $(shell sed -n 's/^id *= *"\(.*\)"/\1/p' blender_manifest.toml)
-EXT_VERSION  := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
-EXT_ZIP      := build/dist/$(EXT_ID)-$(EXT_VERSION).zip
 BLENDER_USER := $(CURDIR)/build/blender-user
 
 .PHONY: all demo test test-nobpy bench lint typecheck clean package test-blender test-ui test-versions
@@ -41,10 +42,23 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet "bpy==5.0.1" -e ".[test,lint]"
 	@touch $(STAMP)
 
+# Real glTF clients for the tests, under node: three.js and the Khronos glTF validator, at the
+# versions pinned in tests/js/package-lock.json (npm ci: exactly those, nothing resolved anew).
+JS       := tests/js
+JS_STAMP := $(JS)/node_modules/.installed-stamp
+$(JS_STAMP): $(JS)/package.json $(JS)/package-lock.json
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { \
+	  echo "error: node and npm were not found. The tests run real glTF clients (three.js, the Khronos glTF validator)"; \
+	  echo "       under node: install Node.js >= 18 with npm (Debian/Ubuntu: apt-get install nodejs npm)."; exit 1; }
+	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 18 ? 0 : 1)' || { \
+	  echo "error: node $$(node --version) is too old; the glTF clients in $(JS) need Node.js >= 18."; exit 1; }
+	cd $(JS) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 demo: $(STAMP)
 	$(PY) -m hierarchy_inspector demo --out build/demo
 
-test: $(STAMP)
+test: $(STAMP) $(JS_STAMP)
 	$(PY) -m pytest
 
 # The Blender-free layers' tests in a venv without bpy (pip install -e .[test] only):
@@ -121,15 +135,18 @@ typecheck: $(TYPES_STAMP)
 package: $(STAMP)
 	$(PY) tools/package_extension.py --output-dir build/dist
 
-# Blender first (it may need provisioning), then the zip, the test packages for Blender's
-# Python, a fresh user directory, Blender's own install command, and pytest inside Blender.
+# Blender first (it may need provisioning), then the test packages for Blender's Python, the
+# zips (the last line names this machine's), a fresh user directory, Blender's own install
+# command, and pytest inside Blender.
 test-blender: $(STAMP)
 	$(BLENDER_SH) --ensure
-	$(PY) tools/package_extension.py --output-dir build/dist
 	$(PY) tools/blender_pylib.py --dest build/blender-pylib
+	@mkdir -p build
+	$(PY) tools/package_extension.py --output-dir build/dist > build/package.log
+	@cat build/package.log
 	rm -rf $(BLENDER_USER)
 	BLENDER_USER_RESOURCES=$(BLENDER_USER) $(BLENDER_SH) --factory-startup --offline-mode \
-	  --command extension install-file -r user_default --enable $(EXT_ZIP)
+	  --command extension install-file -r user_default --enable "$$(tail -n 1 build/package.log)"
 	BLENDER_USER_RESOURCES=$(BLENDER_USER) HIERARCHY_INSPECTOR_MODULE=bl_ext.user_default.$(EXT_ID) \
 	  $(BLENDER_SH) --background --factory-startup --offline-mode --python-exit-code 1 \
 	  --python tests/blender_runner.py -- $(BLENDER_TEST_PATHS)
@@ -145,4 +162,4 @@ test-ui: $(STAMP)
 clean:
 	@! awk -v r="$(CURDIR)/build/" 'index($$5, r) == 1 { found = 1 } END { exit !found }' /proc/self/mountinfo 2>/dev/null || { \
 	  echo "error: file systems are mounted under build/ (findmnt | grep '$(CURDIR)/build'); unmount them before make clean"; exit 1; }
-	rm -rf $(VENV) $(TYPES) $(NOBPY) .venv-bpy42 .venv-bpy45 build dist .pytest_cache .hypothesis .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(TYPES) $(NOBPY) .venv-bpy42 .venv-bpy45 build dist wheels $(JS)/node_modules .pytest_cache .hypothesis .ruff_cache .mypy_cache

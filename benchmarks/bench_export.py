@@ -33,6 +33,13 @@ whose parents animate non-uniform scale and rotation. Per scene, in one run:
   (of the mesh's bounding-box diagonal; B-Bone vertices apart).
 
 ``--only fbx`` (or ``gltf``, ``usd``) runs one format's rows.
+
+The skinned-vertex check (every exported frame, the file's vertices skinned as an engine
+skins them against Blender's evaluated mesh) on (d) an auto-weighted mesh on a generated
+Rigify rig (bone heat, up to six bones a vertex, B-Bones) over --frames: Blender's
+vertices read in the frames pass (with and without them), the check itself (glTF: the
+file's skinning in numpy; FBX: the clusters in the ufbx process and the comparison),
+against the whole export. ``--only skin`` runs these rows alone.
 """
 
 from __future__ import annotations
@@ -47,12 +54,14 @@ import numpy as np
 from bench_common import markdown_table
 from hierarchy_inspector.addon.model.exports.animated_gltf import animated_error
 from hierarchy_inspector.addon.model.exports.fbx_check import compare, read_fbx
+from hierarchy_inspector.addon.model.exports.gltf_animation import world_matrices_at
 from hierarchy_inspector.addon.model.exports.gltf_file import Gltf
 from hierarchy_inspector.addon.model.frames import FrameRange
 from hierarchy_inspector.addon.scene.exports import scenes as export_scenes
 from hierarchy_inspector.addon.scene.exports.fbx_export import export_fbx, write_fbx
 from hierarchy_inspector.addon.scene.exports.gltf_animated import export_gltf_frames, read_subframes, write_gltf_frames
 from hierarchy_inspector.addon.scene.exports.gltf_hook import engine_ignored
+from hierarchy_inspector.addon.scene.exports.skinned import EvaluatedVertices, check_fbx, check_gltf, deformed_meshes
 from hierarchy_inspector.addon.scene.exports.usd_export import export_usd, write_usd
 from hierarchy_inspector.addon.scene.frames import read_frames
 from hierarchy_inspector.addon.scene.gltf_export import gltf_conversion
@@ -227,55 +236,130 @@ def measure_usd(scene, frame_range: FrameRange, repeat: int, folder: str) -> lis
     ]
 
 
+def measure_skin(scene, frame_range: FrameRange, folder: str) -> list[list[str]]:
+    """The skinned-vertex check's parts against the whole export, glTF and FBX (seconds,
+    best of 3 for the parts)."""
+    frames = frame_range.frames()
+    meshes = deformed_meshes(scene)
+    vertices = EvaluatedVertices(meshes, len(frames))
+    plain_read = _best(lambda: read_frames(scene, frames), 3)
+    with_vertices = _best(lambda: read_frames(scene, frames, each_frame=vertices.read), 3)
+    count = sum(len(m.data.vertices) for m in meshes)
+    rows = []
+    times = np.asarray(frames, dtype=np.float64) / (scene.render.fps / scene.render.fps_base)
+    ours = os.path.join(folder, "skin.glb")
+    t0 = time.perf_counter()
+    result = write_gltf_frames(scene, ours, frame_range, half_frames=False)
+    export_s = time.perf_counter() - t0
+    vertices.read_static(scene, scene.frame_current)
+    gltf = Gltf.load(ours)
+    worlds = world_matrices_at(gltf, times)  # the export composes them once for the nodes' check and this one
+    check_s = _best(lambda: check_gltf(gltf, vertices, frames, times, gltf_conversion(True), file_worlds=worlds), 3)
+    worst = result.skins.worst()
+    rows.append(
+        [
+            "glTF",
+            f"{len(frames)} x {count:,}",
+            f"{export_s:.2f}",
+            f"{with_vertices - plain_read:.3f}",
+            f"{check_s:.3f}",
+            f"**{(with_vertices - plain_read + check_s) / export_s:.1%}**",
+            f"{worst.relative:.1e} ('{worst.name}' vertex {worst.vertex}: {worst.cause.split(';')[0]})",
+        ]
+    )
+    fbx_out = os.path.join(folder, "skin.fbx")
+    t0 = time.perf_counter()
+    result = write_fbx(scene, fbx_out, frame_range)
+    export_s = time.perf_counter() - t0
+    names = [m.name for m in meshes]
+    bare = _best(lambda: read_fbx(fbx_out, times), 3)
+    skinned_read = _best(lambda: read_fbx(fbx_out, times, skinned=names), 3)
+    read = read_fbx(fbx_out, times, skinned=names)
+    if read is None or result.skins is None:
+        return rows + [["FBX", "ufbx not installed", *[""] * 5]]
+    check_s = _best(lambda: check_fbx(read.skinned, vertices, frames), 3)
+    worst = result.skins.worst()
+    rows.append(
+        [
+            "FBX",
+            f"{len(frames)} x {count:,}",
+            f"{export_s:.2f}",
+            f"{with_vertices - plain_read:.3f}",
+            f"{skinned_read - bare:.3f} (ufbx) + {check_s:.3f}",
+            f"**{(with_vertices - plain_read + skinned_read - bare + check_s) / export_s:.1%}**",
+            f"{worst.relative:.1e} ('{worst.name}' vertex {worst.vertex}: {worst.cause.split(';')[0]})",
+        ]
+    )
+    return rows
+
+
+def _rigify_boxes(scene, frames: int) -> None:
+    export_scenes.skin_boxes(scene, animated_scenes.stretchy_rigify(scene, frames=frames, period=30))
+
+
+def _objects_and_rig(scene, frames: int) -> None:
+    export_scenes.sheared_objects(scene, 1, frames)
+    export_scenes.inherit_scale_rig(scene, 1, frames)
+    scene.frame_set(10)
+
+
+#: (label, short name, build(scene, frames)) of the glTF, FBX and USD rows' scenes.
+SCENES = (
+    ("Rigify human, squash & stretch, skinned", "(a)", _rigify_boxes),
+    ("sheared objects + every Inherit Scale", "(b)", _objects_and_rig),
+    ("300 objects, animated parents", "(c)", lambda scene, frames: animated_scenes.animated_forest(scene, 300, frames)),
+)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=60)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", choices=("gltf", "fbx", "usd"), help="one format's rows")
+    parser.add_argument(
+        "--only", choices=("gltf", "fbx", "usd", "skin"), help="one format's rows, or the skinned check's"
+    )
     args = parser.parse_args()
     gltf, fbx, usd = args.only in (None, "gltf"), args.only in (None, "fbx"), args.only in (None, "usd")
+    skin = args.only in (None, "skin")
     frame_range = FrameRange(1, args.frames, 1)
     rows: list = []
     fbx_rows: list = []
     usd_rows: list = []
+    skin_rows: list = []
     with tempfile.TemporaryDirectory() as folder:
-        bpy.ops.wm.read_factory_settings(use_empty=True)
-        scene = bpy.context.scene
-        rig = animated_scenes.stretchy_rigify(scene, frames=args.frames, period=30)
-        export_scenes.skin_boxes(scene, rig)
-        if gltf:
-            rows.append(
-                ["(a) Rigify human, squash & stretch, skinned", *measure(scene, frame_range, args.repeat, folder)]
-            )
-        if fbx:
-            fbx_rows.append(["(a)", *measure_fbx(scene, frame_range, args.repeat, folder)])
-        if usd:
-            usd_rows.append(["(a)", *measure_usd(scene, frame_range, args.repeat, folder)])
+        if skin:
+            bpy.ops.wm.read_factory_settings(use_empty=True)
+            scene = bpy.context.scene
+            rig = animated_scenes.stretchy_rigify(scene, frames=args.frames, period=30, wiggle=True)
+            export_scenes.auto_weighted_body(scene, rig)
+            scene.frame_set(1)
+            skin_rows = measure_skin(scene, frame_range, folder)
+        for label, short, build in SCENES if gltf or fbx or usd else ():
+            bpy.ops.wm.read_factory_settings(use_empty=True)
+            scene = bpy.context.scene
+            build(scene, args.frames)
+            if gltf:
+                rows.append([f"{short} {label}", *measure(scene, frame_range, args.repeat, folder)])
+            if fbx:
+                fbx_rows.append([short, *measure_fbx(scene, frame_range, args.repeat, folder)])
+            if usd:
+                usd_rows.append([short, *measure_usd(scene, frame_range, args.repeat, folder)])
 
-        bpy.ops.wm.read_factory_settings(use_empty=True)
-        scene = bpy.context.scene
-        export_scenes.sheared_objects(scene, 1, args.frames)
-        export_scenes.inherit_scale_rig(scene, 1, args.frames)
-        scene.frame_set(10)
-        if gltf:
-            rows.append(
-                ["(b) sheared objects + every Inherit Scale", *measure(scene, frame_range, args.repeat, folder)]
-            )
-        if fbx:
-            fbx_rows.append(["(b)", *measure_fbx(scene, frame_range, args.repeat, folder)])
-        if usd:
-            usd_rows.append(["(b)", *measure_usd(scene, frame_range, args.repeat, folder)])
-
-        bpy.ops.wm.read_factory_settings(use_empty=True)
-        scene = bpy.context.scene
-        animated_scenes.animated_forest(scene, n=300, frames=args.frames)
-        if gltf:
-            rows.append(["(c) 300 objects, animated parents", *measure(scene, frame_range, args.repeat, folder)])
-        if fbx:
-            fbx_rows.append(["(c)", *measure_fbx(scene, frame_range, args.repeat, folder)])
-        if usd:
-            usd_rows.append(["(c)", *measure_usd(scene, frame_range, args.repeat, folder)])
-
+    if skin:
+        print(
+            f"\nSkinned-vertex check: (d) auto-weighted mesh on a generated Rigify rig, frames 1..{args.frames}; "
+            "seconds (parts: best of 3)\n"
+        )
+        skin_headers = (
+            "format",
+            "frames x vertices",
+            "whole export (ours)",
+            "Blender's vertices read in the frames pass",
+            "the check",
+            "check / export",
+            "worst vertex (of the mesh's size)",
+        )
+        print(markdown_table(skin_headers, skin_rows))
     if gltf:
         print(f"\nAnimated glTF export: frames 1..{args.frames}; seconds, best of {args.repeat}\n")
         headers = (

@@ -71,6 +71,8 @@ def analyze(
     box_min, box_max : array_like, shape (N, 3), optional
         Local bounding boxes for the corner distance; default the cube ``[-1, 1]^3``.
     """
+    if not isinstance(hierarchy, Hierarchy):
+        raise InputError(f"hierarchy: expected a Hierarchy, got {type(hierarchy).__name__}", "hierarchy")
     local = as_array(local_matrices, "local_matrices", (4, 4))
     if local.shape[0:1] != (len(hierarchy),) or local.ndim != 3:
         raise InputError(

@@ -158,7 +158,9 @@ def column_lengths(m3: np.ndarray) -> np.ndarray:
 
 def determinant3(m3: np.ndarray) -> np.ndarray:
     """Determinants ``(...)`` of 3x3 matrices ``(..., 3, 3)``: ``x . (y x z)`` of the
-    columns (no LAPACK call per matrix: cheaper than ``np.linalg.det`` for batches)."""
+    columns (no LAPACK call per matrix: cheaper than ``np.linalg.det`` for batches).
+    :class:`InputError` naming ``m3`` for any other shape (NaN gives NaN)."""
+    m3 = as_array(m3, "m3", (3, 3), finite=False)
     return _dot(m3[..., :, 0], _cross(m3[..., :, 1], m3[..., :, 2]))
 
 

@@ -289,15 +289,19 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
     naming ``(t, i)`` (indices into ``world``) for the first node-frame it reads whose
     matrix (its top three rows, the only ones read) or box holds NaN or infinity.
     """
+    if not isinstance(hierarchy, Hierarchy):
+        raise InputError(f"hierarchy: expected a Hierarchy, got {type(hierarchy).__name__}", "hierarchy")
     world = np.asarray(world, dtype=np.float64)
+    if world.ndim != 4 or world.shape[2:] != (4, 4):
+        raise InputError(f"world: expected shape (T, N, 4, 4), got {world.shape}", "world")
     t_all, n_all = world.shape[:2]
-    frames = np.arange(t_all) if frames is None else np.asarray(frames, dtype=np.int64)
-    nodes = np.arange(n_all) if nodes is None else np.asarray(nodes, dtype=np.int64)
-    if world.shape[2:] != (4, 4) or len(nodes) != len(hierarchy):
-        raise InputError(f"world: expected (T, N, 4, 4) and {len(hierarchy)} nodes, got {world.shape}", "world")
+    frames = np.arange(t_all) if frames is None else _indices(frames, "frames", t_all)
+    nodes = np.arange(n_all) if nodes is None else _indices(nodes, "nodes", n_all)
+    if len(nodes) != len(hierarchy):
+        raise InputError(f"nodes: {len(nodes)} nodes for a hierarchy of {len(hierarchy)}", "nodes")
     if hierarchy.max_depth + 1 > MAX_LEVELS:
         raise InputError(f"hierarchy: {hierarchy.max_depth + 1} levels, more than {MAX_LEVELS}", "hierarchy")
-    box_min, box_max = np.asarray(box_min, dtype=np.float64), np.asarray(box_max, dtype=np.float64)
+    box_min, box_max = (_box(box, what, world.shape[:2]) for box, what in ((box_min, "box_min"), (box_max, "box_max")))
     shape = (len(frames), len(nodes))
     per_frame = np.full(len(frames), len(nodes)) if mask is None else _check_mask(mask, shape, hierarchy)
     numbers = np.empty((6,) + shape) if mask is None else np.full((6,) + shape, np.nan)
@@ -315,6 +319,33 @@ def frame_fields(hierarchy: Hierarchy, world, box_min, box_max, *, frames=None, 
             hierarchy, world, box_min, box_max, frames[f:g], nodes, numbers[:, f:g], flags[:, f:g], scratch, sub
         )
     return FrameFields(numbers[0], numbers[1], numbers[2], numbers[3], flags[0], numbers[4], numbers[5], flags[1])
+
+
+def _indices(value, what: str, size: int) -> np.ndarray:
+    """``value`` as int64 indices ``(K,)`` into an axis of ``size``; :class:`InputError`
+    naming ``what`` and the first index that is not a whole number in ``[0, size)``
+    (a negative index is refused, not counted from the end)."""
+    raw = np.asarray(value)
+    if raw.ndim != 1:
+        raise InputError(f"{what}: expected shape (K,), got {raw.shape}", what)
+    if raw.size and not np.issubdtype(raw.dtype, np.integer):
+        raise InputError(f"{what}: expected whole-number indices, got {raw.dtype}", what)
+    bad = (raw < 0) | (raw >= size)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{what}[{k}] = {raw[k].item()} is out of range for {size}", what, (k,))
+    return raw.astype(np.int64)
+
+
+def _box(value, what: str, shape: tuple[int, int]) -> np.ndarray:
+    """A box corner array of shape ``shape + (3,)`` (float64), else :class:`InputError`."""
+    try:
+        box = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{what}: cannot be read as an array of numbers ({exc})", what) from None
+    if box.shape != (*shape, 3):
+        raise InputError(f"{what}: expected shape {(*shape, 3)}, got {box.shape}", what)
+    return box
 
 
 def _check_mask(mask, shape: tuple[int, int], hierarchy: Hierarchy) -> np.ndarray:

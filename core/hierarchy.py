@@ -94,6 +94,17 @@ class Hierarchy:
             if not np.all(np.isfinite(as_float)) or not np.all(as_float == np.round(as_float)):
                 bad = int(np.flatnonzero(~np.isfinite(as_float) | (as_float != np.round(as_float)))[0])
                 raise HierarchyError(f"parents[{bad}] = {raw[bad].item()!r} is not an integer index", "parents", (bad,))
+        n = raw.shape[0]
+        if raw.size:  # before the conversion: uint64 2**64 - 1 would wrap to -1 (a root)
+            outside = (raw < -1) | (raw >= n)
+            if outside.any():
+                i = int(np.flatnonzero(outside)[0])
+                raise HierarchyError(
+                    f"parents[{i}] = {np.asarray(raw[i]).item()} is out of range for {n} nodes "
+                    f"({self._label_of(names, i)}; use -1 for a root)",
+                    "parents",
+                    (i,),
+                )
         self.parents = raw.astype(np.int64, copy=True)
         self.names = list(names) if names is not None else None
         if self.names is not None and len(self.names) != len(self.parents):
@@ -109,7 +120,11 @@ class Hierarchy:
         return len(self.parents)
 
     def _label(self, i: int) -> str:
-        return f"node {i} ({self.names[i]!r})" if self.names is not None else f"node {i}"
+        return self._label_of(self.names, i)
+
+    @staticmethod
+    def _label_of(names, i: int) -> str:
+        return f"node {i} ({names[i]!r})" if names is not None and i < len(names) else f"node {i}"
 
     def _validate_and_measure(self) -> np.ndarray:
         parents = self.parents
@@ -125,7 +140,7 @@ class Hierarchy:
         own = parents == np.arange(n)
         if own.any():
             i = int(np.flatnonzero(own)[0])
-            raise HierarchyError(f"{self._label(i)} is its own parent", "parents", (i,))
+            raise HierarchyError(f"parents[{i}] = {i}: {self._label(i)} is its own parent", "parents", (i,))
         # Pointer jumping: after k rounds anc[i] is the 2^k-th ancestor and depth[i]
         # the distance to it (or to the root, once anc[i] == -1).
         anc = parents.copy()
@@ -160,6 +175,8 @@ class Hierarchy:
         reshaped to ``(T * N, ...)`` go through the tiled forest, and results reshape
         back. No validation is repeated (a copy of a valid forest is valid).
         """
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
+            raise InputError(f"count: expected a whole number of copies, got {count!r}", "count")
         count = int(count)
         if count < 0:
             raise InputError(f"count: expected a number of copies >= 0, got {count}", "count")

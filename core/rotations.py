@@ -212,8 +212,10 @@ def matrix_to_quat(matrix) -> np.ndarray:
     Shepperd's method (the best-conditioned of four formulas per matrix). The input
     should be a proper rotation; for anything else the result is the quaternion of a
     nearby rotation, not a decomposition (use :func:`decompose` for that).
+    :class:`InputError` naming ``matrix`` and the first batch index for another shape
+    or a matrix holding NaN or infinity.
     """
-    m = np.asarray(matrix, dtype=np.float64)
+    m = as_array(matrix, "matrix", (3, 3), finite=False)
     m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
     batch = m.shape[:-2]
     # Row c of the symmetric k is 4 q_c q for c = w, x, y, z (its diagonal: 4 q_c^2); the
@@ -236,6 +238,8 @@ def matrix_to_quat(matrix) -> np.ndarray:
     length = norm(out)
     length = np.where(out[..., 0] < 0.0, -length, length)
     out /= length[..., None]
+    if not np.isfinite(out.sum()):  # one sum when all are finite; NaN or inf came in
+        as_array(m, "matrix", (3, 3))  # raises, naming the first batch index
     return out
 
 

@@ -15,6 +15,8 @@ settings.register_profile("default", deadline=None, max_examples=60, suppress_he
 settings.register_profile("ci", deadline=None, max_examples=120, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("default")
 
+pytest_plugins = ["gltf_validation"]
+
 
 def pytest_unconfigure(config):
     """bpy 4.2 from PyPI crashes (SIGSEGV) while Python shuts down after a glTF export
@@ -28,8 +30,9 @@ def pytest_unconfigure(config):
         os._exit(int(getattr(config, "_hi_exitstatus", 1)))
 
 
+@pytest.hookimpl(trylast=True)  # after gltf_validation's, which may turn a pass into a failure
 def pytest_sessionfinish(session, exitstatus):
-    session.config._hi_exitstatus = exitstatus
+    session.config._hi_exitstatus = session.exitstatus
 
 
 @pytest.fixture

@@ -1,21 +1,27 @@
-"""Build and validate the Blender extension .zip with Blender's own extension tooling.
+"""Build and validate the Blender extension, one .zip per platform, with Blender's own
+extension tooling.
 
 Uses the ``blender_ext.py`` command line shipped inside the ``bpy`` wheel (the same code
 as ``blender --command extension build|validate``), so no Blender binary is needed::
 
     python tools/package_extension.py [--source-dir .] [--output-dir build/dist]
 
-Steps: validate the manifest and source directory, build ``<id>-<version>.zip`` (the
-manifest's ``[build] paths_exclude_pattern`` decides what is left out), validate the built
-zip, then check that it holds the add-on and none of the development files. Tags are
-checked against Blender's own list, as ``blender --command extension`` does.
-Prints the path of the zip on the last line. Exit code 0 = built and valid, 1 = not.
+Steps: fetch the wheels the manifest names (``tools/extension_wheels.py``: pip, from
+PyPI, hashes checked), validate the manifest and source directory, build
+``<id>-<version>-<platform>.zip`` for every platform of the manifest
+(``build --split-platforms``: each with only its platform's wheels; the manifest's
+``[build] paths_exclude_pattern`` decides what else is left out), validate each built
+zip, then check that each holds the add-on, its platform's wheels and none of the
+development files. Tags are checked against Blender's own list, as ``blender --command
+extension`` does. Prints the zips, the one for this machine's platform on the last line.
+Exit code 0 = built and valid, 1 = not.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import platform
 import subprocess
 import sys
 import tomllib
@@ -23,6 +29,8 @@ import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tools"))
+import extension_wheels  # noqa: E402  (tools/ is not a package)
 
 # What the zip must hold, and what it must not (top-level directories / any path part).
 REQUIRED_FILES = ("__init__.py", "blender_manifest.toml")
@@ -100,8 +108,30 @@ def zip_problems(names: list[str], source_dir: Path) -> list[str]:
     return problems
 
 
-def package(source_dir: Path, output_dir: Path, blender_ext: Path | None = None, verbose: bool = False) -> Path:
-    """Validate, build and check the extension; return the path of the zip."""
+def wheel_problems(names: list[str], platform_name: str, manifest: dict) -> list[str]:
+    """What is wrong with the wheels in a platform's zip: every wheel of the manifest for
+    that platform, and no other (empty when nothing)."""
+    wanted = {w.removeprefix("./") for w in manifest.get("wheels", [])}
+    wanted = {w for w in wanted if extension_wheels.parse(w).blender_platform == platform_name}
+    held = {n for n in names if n.endswith(".whl")}
+    problems = [f"missing wheel {w}" for w in sorted(wanted - held)]
+    problems += [f"wheel for another platform {w}" for w in sorted(held - wanted)]
+    if not wanted:
+        problems.append(f"no wheel for {platform_name}")
+    return problems
+
+
+def this_platform() -> str:
+    """This machine's platform as Blender names it (``linux-x64``, ``macos-arm64``...)."""
+    system = {"darwin": "macos"}.get(platform.system().lower(), platform.system().lower())
+    machine = platform.machine().lower()
+    return f"{system}-{ {'x86_64': 'x64', 'amd64': 'x64', 'aarch64': 'arm64'}.get(machine, machine) }"
+
+
+def package(
+    source_dir: Path, output_dir: Path, blender_ext: Path | None = None, verbose: bool = False
+) -> dict[str, Path]:
+    """Fetch the wheels, validate, build and check the extension; return each platform's zip."""
     source_dir = source_dir.resolve()
     manifest_path = source_dir / "blender_manifest.toml"
     if not manifest_path.is_file():
@@ -110,6 +140,13 @@ def package(source_dir: Path, output_dir: Path, blender_ext: Path | None = None,
         manifest = tomllib.loads(manifest_path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise PackageError(f"{manifest_path}: not valid TOML: {exc}") from None
+    platforms = manifest.get("platforms") or []
+    if not platforms:
+        raise PackageError(f"{manifest_path} names no platforms: nothing to split the build by")
+    try:
+        extension_wheels.fetch(source_dir)
+    except extension_wheels.WheelError as exc:
+        raise PackageError(f"fetching the manifest's wheels: {exc}") from None
     blender_ext = blender_ext or find_blender_ext()
     if not blender_ext.is_file():
         raise PackageError(f"Blender's extension tool {blender_ext} does not exist")
@@ -118,14 +155,17 @@ def package(source_dir: Path, output_dir: Path, blender_ext: Path | None = None,
     run(blender_ext_command(blender_ext, "validate", str(source_dir), valid_tags=valid_tags), "validating the manifest")
 
     output_dir.mkdir(parents=True, exist_ok=True)
-    zip_path = output_dir.resolve() / f"{manifest.get('id')}-{manifest.get('version')}.zip"
-    zip_path.unlink(missing_ok=True)
+    stem = output_dir.resolve() / f"{manifest.get('id')}-{manifest.get('version')}.zip"
+    zips = {p: stem.with_name(f"{stem.stem}-{p.replace('-', '_')}.zip") for p in platforms}
+    for zip_path in (stem, *zips.values()):
+        zip_path.unlink(missing_ok=True)
     log = run(
         blender_ext_command(
             blender_ext,
             "build",
             f"--source-dir={source_dir}",
-            f"--output-filepath={zip_path}",
+            f"--output-filepath={stem}",
+            "--split-platforms",
             *(["--verbose"] if verbose else []),
             valid_tags=valid_tags,
         ),
@@ -133,17 +173,22 @@ def package(source_dir: Path, output_dir: Path, blender_ext: Path | None = None,
     )
     if verbose:
         print(log)
-    if not zip_path.is_file():
-        raise PackageError(f"the build reported success but {zip_path} was not written:\n{log}")
-
-    run(blender_ext_command(blender_ext, "validate", str(zip_path), valid_tags=valid_tags), "validating the built zip")
-
-    with zipfile.ZipFile(zip_path) as archive:
-        names = archive.namelist()
-    if problems := zip_problems(names, source_dir):
-        zip_path.unlink()
-        raise PackageError(f"the built zip was wrong, so it was deleted ({zip_path}):\n  " + "\n  ".join(problems))
-    return zip_path
+    for platform_name, zip_path in zips.items():
+        if not zip_path.is_file():
+            raise PackageError(f"the build reported success but {zip_path} was not written:\n{log}")
+        run(
+            blender_ext_command(blender_ext, "validate", str(zip_path), valid_tags=valid_tags),
+            "validating the built zip",
+        )
+        with zipfile.ZipFile(zip_path) as archive:
+            names = archive.namelist()
+        if problems := zip_problems(names, source_dir) + wheel_problems(names, platform_name, manifest):
+            for path in zips.values():
+                path.unlink(missing_ok=True)
+            raise PackageError(
+                f"the built zip was wrong, so the zips were deleted ({zip_path}):\n  " + "\n  ".join(problems)
+            )
+    return zips
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,14 +199,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="list the files added to the zip")
     args = parser.parse_args(argv)
     try:
-        zip_path = package(args.source_dir, args.output_dir, args.blender_ext, args.verbose)
+        zips = package(args.source_dir, args.output_dir, args.blender_ext, args.verbose)
     except PackageError as exc:
         print(f"package_extension: error: {exc}", file=sys.stderr)
         return 1
-    with zipfile.ZipFile(zip_path) as archive:
-        count = len(archive.namelist())
-    print(f"package_extension: validated manifest, built and validated {count} files:")
-    print(zip_path)
+    here = this_platform()
+    print(f"package_extension: wheels fetched, manifest validated, {len(zips)} platform zips built and validated:")
+    for name, zip_path in sorted(zips.items(), key=lambda item: item[0] == here):
+        with zipfile.ZipFile(zip_path) as archive:
+            count = len(archive.namelist())
+        size = zip_path.stat().st_size / 1e6
+        print(f"  {name:14} {count} files, {size:.2f} MB" + ("  (this machine's, below)" if name == here else ""))
+    if here not in zips:
+        print(f"package_extension: error: no zip for this machine's platform {here}", file=sys.stderr)
+        return 1
+    print(zips[here])
     return 0
 
 

@@ -1,12 +1,19 @@
 """``audit FOLDER_OR_FILE... --out DIR``: every .blend under the folders (recursive),
-one worker process per file (``audit-file``), at most ``--jobs`` at once. A worker that
-fails, crashes or hangs (``--timeout``) costs only its own file: its exit status and
-message are recorded. Results are appended to ``DIR/audit.jsonl`` as each file finishes
-(one line, one write), so a stopped run loses nothing and ``--resume`` skips files
-already done with the same modification time. ``--shard K/N`` keeps the files whose
-relative path hashes to slice K (:func:`~..model.audit.records.shard_of`), so that N
-machines can share a library; ``audit --merge DIR... --out DIR`` combines their folders.
-At the end ``DIR/summary.txt`` (also printed) and ``DIR/index.html`` are written whole.
+audited by at most ``--jobs`` worker processes, each taking many files in turn
+(:mod:`.audit_pool`, :mod:`.audit_worker`): Blender starts once per worker, and a
+worker that crashes or hangs (``--timeout``) costs only its file, whose exit status and
+message are recorded. A folder that cannot be listed, a dangling or looping symlink and
+a file that cannot be read are recorded as unreadable, not left out. Results are
+appended to ``DIR/audit.jsonl`` as each file finishes (one line, one write), so a
+stopped run loses nothing; at the end the file holds one line per file (the last), and
+``--resume`` (which first repairs a line cut short by a power cut) skips files already
+done with the same modification time. Files are identified by their path relative to
+the folder given (:func:`~..model.audit.records.key`), so that ``--merge`` counts a file
+once whichever mount path each shard saw it through. ``--shard K/N`` keeps the files
+whose relative path hashes to slice K (:func:`~..model.audit.records.shard_of`).
+Pictures are drawn for the worst ``--pictures`` flagged files once all are audited (a
+second, short pass: drawing one takes longer than auditing a small file). At the end
+``DIR/summary.txt`` (also printed) and ``DIR/index.html`` are written whole.
 
 Workers run the command line this process was started with: ``python -m
 hierarchy_inspector`` under bpy from PyPI, ``blender -b -c hierarchy_inspector`` inside a
@@ -18,26 +25,23 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import subprocess
 import sys
-import tempfile
-import time
-from dataclasses import dataclass, field
-from typing import BinaryIO
 
 from ..model.audit import records as rec
 from ..model.audit.page import audit_html
 from ..model.errors import UsageError
 from ..model.outputs import check_folder, check_outputs, make_folder, write_text, write_with
 from . import console
+from .audit_pool import Pool, Task
 from .main import EXIT_INPUT, EXIT_OK, EXIT_THRESHOLD, say
 
 JSONL, SUMMARY, PAGE = "audit.jsonl", "summary.txt", "index.html"
 
 
 def worker_prefix() -> list[str]:
-    """The command that runs ``audit-file`` in a new process (see the module docstring)."""
+    """The command that runs ``audit-worker`` in a new process (see the module
+    docstring); :class:`UsageError` when ``$HIERARCHY_INSPECTOR_WORKER`` is not a JSON
+    list of strings or names a program that cannot be run."""
     custom = os.environ.get("HIERARCHY_INSPECTOR_WORKER")
     if custom:
         try:
@@ -48,6 +52,8 @@ def worker_prefix() -> list[str]:
             why = "expected a JSON list of strings, the command and its arguments"
         if not (isinstance(prefix, list) and prefix and all(isinstance(p, str) for p in prefix)):
             raise UsageError(f"HIERARCHY_INSPECTOR_WORKER={custom!r}: {why}")
+        if shutil.which(prefix[0]) is None:
+            raise UsageError(f"HIERARCHY_INSPECTOR_WORKER={custom!r}: {prefix[0]!r} is not a program that can be run")
         return prefix
     bpy = sys.modules.get("bpy")
     binary = getattr(getattr(bpy, "app", None), "binary_path", "") if bpy else ""  # "" for bpy from PyPI
@@ -56,134 +62,90 @@ def worker_prefix() -> list[str]:
     return [sys.executable, "-m", "hierarchy_inspector"]
 
 
-def find_blends(paths: list[str]) -> list[tuple[str, str]]:
-    """``(absolute path, relative path)`` of every .blend under ``paths`` (folders are
-    walked recursively; files are taken as given, relative = their name), sorted."""
-    found: dict[str, str] = {}
+def _worker_command(args) -> list[str]:
+    out = [*worker_prefix(), "audit-worker"]
+    out += ["--shear-threshold", repr(args.shear_threshold), "--corner-threshold", repr(args.corner_threshold)]
+    return out + (["--allow-missing-libraries"] if args.allow_missing_libraries else [])
+
+
+class Found:
+    """What :func:`find_blends` found: ``files`` ``(absolute path, relative path)`` and
+    ``unreadable`` ``(absolute path, relative path, why)`` (folders that cannot be
+    listed: relative ending in ``/``; .blend names that cannot be stat'ed: dangling or
+    looping symlinks), each sorted by relative path."""
+
+    def __init__(self):
+        self.files: list[tuple[str, str]] = []
+        self.unreadable: list[tuple[str, str, str]] = []
+
+
+def _relative(full: str, root: str) -> str:
+    return os.path.relpath(full, root).replace(os.sep, "/")
+
+
+def find_blends(paths: list[str]) -> Found:
+    """Every .blend under ``paths`` (folders walked recursively, symlinked folders not
+    followed; files taken as given, their relative path their name). A file
+    reached twice (through two folders given, a hard link or a symlink) is audited once;
+    two different files with the same relative path are :class:`UsageError`."""
+    files: dict[str, tuple[str, tuple]] = {}  # relative -> (absolute, identity)
+    seen: set[tuple] = set()
+    found = Found()
+
+    def take(full: str, relative: str) -> None:
+        try:
+            st = os.stat(full)
+        except OSError as exc:  # a dangling symlink, a symlink loop
+            found.unreadable.append((os.path.abspath(full), relative, f"cannot read it ({_why(exc)})"))
+            return
+        identity = (st.st_dev, st.st_ino)
+        if identity in seen:
+            return
+        seen.add(identity)
+        if relative in files:
+            raise UsageError(
+                f"{files[relative][0]!r} and {os.path.abspath(full)!r} are both {relative!r} in the folders given: "
+                "audit them into separate --out folders, or give their common folder"
+            )
+        files[relative] = (os.path.abspath(full), identity)
+
     for given in paths:
         if os.path.isdir(given):
-            for folder, dirs, files in os.walk(given):
+
+            def unlisted(exc: OSError, root: str = given) -> None:
+                folder = exc.filename or root
+                relative = _relative(folder, root).rstrip("/") + "/"
+                found.unreadable.append((os.path.abspath(folder), relative, f"cannot list this folder ({_why(exc)})"))
+
+            for folder, dirs, names in os.walk(given, onerror=unlisted):
                 dirs.sort()
-                for name in files:
+                for name in sorted(names):
                     if name.lower().endswith(".blend"):
                         full = os.path.join(folder, name)
-                        found.setdefault(os.path.abspath(full), os.path.relpath(full, given).replace(os.sep, "/"))
-        elif os.path.isfile(given):
-            found.setdefault(os.path.abspath(given), os.path.basename(given))
+                        take(full, _relative(full, given))
+        elif os.path.lexists(given):
+            take(given, os.path.basename(given))
         else:
             raise UsageError(f"{given!r}: no such file or folder")
-    return sorted(found.items(), key=lambda item: item[1])
+    found.files = sorted(((a, r) for r, (a, _i) in files.items()), key=lambda item: item[1])
+    found.unreadable.sort(key=lambda item: item[1])
+    return found
 
 
-@dataclass
-class _Job:
-    path: str
-    relative: str
-    mtime_ns: int
-    process: subprocess.Popen
-    result: str
-    stderr: BinaryIO
-    started: float = field(default_factory=time.perf_counter)
+def _why(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
 
 
-def _worker_args(args, path: str, result: str, picture: str | None) -> list[str]:
-    out = [*worker_prefix(), "audit-file", path, "--result", result]
-    out += ["--shear-threshold", repr(args.shear_threshold), "--corner-threshold", repr(args.corner_threshold)]
-    return out + (["--picture", picture] if picture else [])
-
-
-def _start(args, path: str, relative: str, scratch: str, index: int) -> _Job:
-    result = os.path.join(scratch, f"{index}.json")
-    picture = os.path.join(args.out, rec.picture_name(relative)) if args.pictures > 0 else None
-    stderr = open(os.path.join(scratch, f"{index}.err"), "w+b")  # a file: a chatty worker cannot block on a pipe
-    process = subprocess.Popen(
-        _worker_args(args, path, result, picture),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=stderr,
-        start_new_session=True,  # its own process group: a timeout stops Blender and anything it started
-    )
-    return _Job(path, relative, os.stat(path).st_mtime_ns, process, result, stderr)
-
-
-def _message(job: _Job) -> str:
-    job.stderr.seek(0)
-    lines = job.stderr.read().decode("utf-8", "replace").splitlines()
-    ours = [ln.removeprefix("hierarchy_inspector: ") for ln in lines if ln.startswith("hierarchy_inspector:")]
-    ours = [ln for ln in ours if not ln.startswith("audit-file:")]  # the worker's own summary line
-    text = (ours or [ln for ln in lines if ln.strip()] or [""])[-1]
-    return text.strip()[:500]
-
-
-def _finish(job: _Job, out_dir: str, timed_out: bool) -> dict:
-    code = job.process.returncode
-    record: dict = {
-        "path": job.path,
-        "relative": job.relative,
-        "mtime_ns": job.mtime_ns,
-        "seconds": round(time.perf_counter() - job.started, 3),
-        "exit_code": code,
+def _unreadable_record(path: str, relative: str, why: str) -> dict:
+    return {
+        "path": path,
+        "relative": relative,
+        "mtime_ns": None,
+        "seconds": 0.0,
+        "exit_code": EXIT_INPUT,
+        "status": "error",
+        "message": why,
     }
-    if timed_out:
-        record.update(status="timeout", message=f"stopped after {record['seconds']:.0f} s (--timeout)")
-    elif code is not None and code < 0:
-        record.update(status="crash", message=f"the worker died of signal {-code} ({_signal_name(-code)})")
-    elif code == 0 and os.path.exists(job.result):
-        with open(job.result, encoding="utf-8") as f:
-            record.update(json.load(f), status="ok", message="")
-        if record.get("picture"):
-            record["picture"] = os.path.relpath(record["picture"], out_dir).replace(os.sep, "/")
-    elif code == EXIT_INPUT:
-        record.update(status="error", message=_message(job))
-    else:
-        record.update(status="crash", message=_message(job) or f"the worker exited with {code}")
-    job.stderr.close()
-    return record
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return "unknown signal"
-
-
-def _stop(job: _Job) -> None:
-    try:
-        os.killpg(job.process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        job.process.kill()
-    job.process.wait()
-
-
-def run_files(args, todo: list[tuple[str, str]], append) -> None:
-    """Run the workers, at most ``args.jobs`` at once; ``append(record)`` per finished file."""
-    scratch = tempfile.mkdtemp(prefix="hierarchy_audit_")
-    running: list[_Job] = []
-    queue = list(enumerate(todo))
-    total, finished = len(todo), 0
-    report = console.progress("audit")
-    try:
-        while queue or running:
-            while queue and len(running) < args.jobs:
-                index, (path, relative) = queue.pop(0)
-                running.append(_start(args, path, relative, scratch, index))
-            time.sleep(0.02)
-            for job in list(running):
-                timed_out = job.process.poll() is None and time.perf_counter() - job.started > args.timeout
-                if timed_out:
-                    _stop(job)
-                if job.process.poll() is None:
-                    continue
-                running.remove(job)
-                append(_finish(job, args.out, timed_out))
-                finished += 1
-                if report:
-                    report(finished / total, f"{finished}/{total} files ({job.relative})")
-    finally:
-        for job in running:  # interrupted: leave no worker behind
-            _stop(job)
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _load(path: str) -> list[dict]:
@@ -220,7 +182,7 @@ def _merge(args) -> int:
         jsonl = os.path.join(folder, JSONL)
         if not os.path.isfile(jsonl):
             raise UsageError(f"{folder!r}: no {JSONL} (not an audit folder)")
-        for record in rec.read_lines(open(jsonl, encoding="utf-8").read()):
+        for record in _load(jsonl):
             if record.get("picture"):
                 source = os.path.join(folder, record["picture"])
                 target = os.path.join(args.out, record["picture"])
@@ -228,9 +190,44 @@ def _merge(args) -> int:
                     make_folder(os.path.dirname(target))
                     write_with(target, lambda tmp, source=source: shutil.copyfile(source, tmp))
             records.append(record)
-    merged = rec.latest(records)
-    write_text(os.path.join(args.out, JSONL), "".join(rec.line(r) for r in merged))
+    merged = rec.latest(records)  # by relative path: one file seen through two mount paths is one file
+    _rewrite(os.path.join(args.out, JSONL), merged)
     return _write_outputs(args, merged)
+
+
+def _rewrite(jsonl: str, records: list[dict]) -> None:
+    """``jsonl`` rewritten whole with ``records`` (one line per file; a line cut short
+    by a power cut is gone, so the next line appended starts a line of its own)."""
+    write_text(jsonl, "".join(rec.line(r) for r in records))
+
+
+def _tasks(files: list[tuple[str, str]], skip: dict) -> list[Task]:
+    tasks = []
+    for index, (path, relative) in enumerate(files):
+        try:
+            mtime = os.stat(path).st_mtime_ns
+        except OSError:  # gone since it was found: the worker says so
+            mtime = None
+        if skip.get(relative, -1) != mtime:
+            tasks.append(Task(index, path, relative, mtime_ns=mtime or 0))
+    return tasks
+
+
+def _picture_tasks(args, records: list[dict], files: list[tuple[str, str]]) -> list[Task]:
+    """The worst ``--pictures`` flagged files without their picture (the page shows
+    those): audited again, with the picture."""
+    where = dict((r, p) for p, r in files)
+    tasks = []
+    for k, r in enumerate(rec.worst_first(records)[: args.pictures]):
+        picture = r.get("picture")
+        if not r.get("flagged") or (picture and os.path.isfile(os.path.join(args.out, picture))):
+            continue
+        if r["relative"] in where:
+            path = os.path.join(args.out, rec.picture_name(r["relative"]))
+            tasks.append(
+                Task(len(files) + k, where[r["relative"]], r["relative"], picture=path, mtime_ns=r["mtime_ns"])
+            )
+    return tasks
 
 
 def cmd_audit(args) -> int:
@@ -238,26 +235,48 @@ def cmd_audit(args) -> int:
     if args.merge:
         make_folder(args.out)
         return _merge(args)
-    files = find_blends(args.paths)
-    worker_prefix()  # a bad $HIERARCHY_INSPECTOR_WORKER is exit 2 before anything is made
+    found = find_blends(args.paths)
+    command = _worker_command(args)  # a bad $HIERARCHY_INSPECTOR_WORKER is exit 2 before anything is made
     make_folder(args.out)
+    files, unreadable = found.files, found.unreadable
     if args.shard:
         k, n = args.shard
         files = [(p, r) for p, r in files if rec.shard_of(r, n) == k]
+        unreadable = [u for u in unreadable if rec.shard_of(u[1], n) == k]
     jsonl = os.path.join(args.out, JSONL)
     previous = _load(jsonl)
-    if not args.resume and previous:
+    if not args.resume and (previous or os.path.exists(jsonl) and os.path.getsize(jsonl)):
         raise UsageError(f"{jsonl!r} exists: pass --resume to continue it, or choose another --out")
-    skip = rec.done(previous)
-    todo = [(p, r) for p, r in files if skip.get(p, -1) != os.stat(p).st_mtime_ns]
-    if len(todo) < len(files):
-        say(f"resuming: {len(files) - len(todo)} of {len(files)} files already done")
+    if args.resume and os.path.exists(jsonl):
+        _rewrite(jsonl, rec.latest(previous))  # repaired before anything is appended
+    tasks = _tasks(files, rec.done(previous))
+    if len(tasks) < len(files):
+        say(f"resuming: {len(files) - len(tasks)} of {len(files)} files already done")
+    progress = console.progress("audit")
+    report = (
+        (lambda done, total, relative: progress(done / total, f"{done}/{total} files ({relative})"))
+        if progress
+        else None
+    )
     with open(jsonl, "a", encoding="utf-8") as out:
 
         def append(record: dict) -> None:
             out.write(rec.line(record))  # one line, one write: a stopped run leaves whole lines
             out.flush()
 
-        run_files(args, todo, append)
-    wanted = {p for p, _r in files}
-    return _write_outputs(args, [r for r in rec.latest(_load(jsonl)) if r["path"] in wanted])
+        for path, relative, why in unreadable:
+            append(_unreadable_record(path, relative, why))
+        wanted = {r for _p, r in files} | {u[1] for u in unreadable}
+        with Pool(command, args.jobs, args.timeout, args.out) as pool:
+            pool.run(tasks, append, report)
+            current = [r for r in rec.latest(_load(jsonl)) if rec.key(r) in wanted]
+            if args.pictures > 0:  # a file that fails this time keeps the record it had
+
+                def with_picture(record: dict) -> None:
+                    if record["status"] == "ok":
+                        append(record)
+
+                pool.run(_picture_tasks(args, current, files), with_picture)
+    records = rec.latest(_load(jsonl))
+    _rewrite(jsonl, records)
+    return _write_outputs(args, [r for r in records if rec.key(r) in wanted])

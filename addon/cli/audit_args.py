@@ -19,17 +19,33 @@ def _shard(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+def _whole(text: str, least: int) -> int:
+    """A whole number ``>= least``; :class:`argparse.ArgumentTypeError` saying so (a
+    ValueError would show argparse's own words: "invalid _positive_int value")."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, not {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be {least} or more, not {value}")
     return value
 
 
+def _positive_int(text: str) -> int:
+    return _whole(text, 1)
+
+
+def _count(text: str) -> int:
+    return _whole(text, 0)
+
+
 def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be above 0, not {text}")
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, not {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be above 0 (and finite), not {text}")
     return value
 
 
@@ -38,13 +54,23 @@ def _add_thresholds(p: argparse.ArgumentParser) -> None:
     p.add_argument("--corner-threshold", type=parse_threshold, default=DEFAULT.corner, metavar="UNITS")
 
 
+def add_allow_missing(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--allow-missing-libraries",
+        action="store_true",
+        help="go on when library files the scene links are missing (what they hold is left out; "
+        "default: exit 2 naming them)",
+    )
+
+
 def add_audit_parser(sub, add_verbose) -> None:
     """Add ``audit`` (the user's command) and ``audit-file`` (one worker's file) to ``sub``."""
     audit = sub.add_parser(
         "audit",
-        help="inspect every .blend under folders (one worker process per job); JSON Lines, table, HTML",
-        description="Inspect every .blend under the given folders (recursively) and files, one worker process "
-        "per file, and write DIR/audit.jsonl (one line per file), DIR/summary.txt and DIR/index.html. "
+        help="inspect every .blend under folders (--jobs worker processes); JSON Lines, table, HTML",
+        description="Inspect every .blend under the given folders (recursively) and files with --jobs worker "
+        "processes (each takes many files in turn; a crash or hang costs only its file), and write DIR/audit.jsonl "
+        "(one line per file), DIR/summary.txt and DIR/index.html. "
         "With --merge, the arguments are the output folders of earlier runs (e.g. shards) to combine.",
     )
     audit.add_argument("paths", nargs="+", metavar="FOLDER_OR_FILE")
@@ -69,16 +95,23 @@ def add_audit_parser(sub, add_verbose) -> None:
         help="only the K-th of N stable slices (hash of the path relative to the folder given)",
     )
     audit.add_argument("--merge", action="store_true", help="combine the audit folders given as arguments into --out")
-    audit.add_argument("--pictures", type=int, default=12, metavar="COUNT", help="files with pictures (worst first)")
+    audit.add_argument("--pictures", type=_count, default=12, metavar="COUNT", help="files with pictures (worst first)")
     audit.add_argument(
         "--fail-on-shear", type=parse_threshold, metavar="DEG", help="exit 1 if any file's shear exceeds DEG"
     )
     _add_thresholds(audit)
+    add_allow_missing(audit)
     add_verbose(audit)
 
-    worker = sub.add_parser("audit-file", help="one file of an audit (what audit's workers run)")
+    many = sub.add_parser("audit-worker", help="files named on stdin, one by one (what audit's workers run)")
+    _add_thresholds(many)
+    add_allow_missing(many)
+    add_verbose(many)
+
+    worker = sub.add_parser("audit-file", help="one file of an audit")
     worker.add_argument("blend", metavar="SCENE.blend")
     worker.add_argument("--result", required=True, metavar="OUT.json", help="where the file's record is written")
     worker.add_argument("--picture", metavar="OUT.png", help="draw the worst nodes here when something is flagged")
     _add_thresholds(worker)
+    add_allow_missing(worker)
     add_verbose(worker)

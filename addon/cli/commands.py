@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 import bpy
+import numpy as np
 
 from ..model.engines.paths import LABEL, paths_of
 from ..model.errors import UsageError
@@ -18,7 +19,7 @@ from ..model.outputs import check_folder, check_outputs, json_text, make_folder,
 from ..model.pictures import deviation_chart_png, worst_nodes_png
 from ..model.report import build_report, report_csv, report_table
 from ..model.thresholds import Thresholds
-from ..scene.blend_files import open_blend, save_copy
+from ..scene.blend_files import check_libraries, files_read, open_blend, save_copy
 from ..scene.dynamics import scene_dynamics
 from ..scene.edits.bake import bake_residual
 from ..scene.edits.helpers import insert_helpers
@@ -26,7 +27,7 @@ from ..scene.exports.usd_export import EXTENSIONS as USD_EXTENSIONS
 from ..scene.scan import scan_scene
 from . import console
 from .export_frames_cmd import export_frames
-from .frames_cmd import check_range, range_results, write_chart
+from .frames_cmd import check_range, check_range_memory, range_results, write_chart
 from .main import EXIT_OK, EXIT_THRESHOLD, say, signals_deferred
 
 #: A scene with more objects than this reports progress on stderr (when it is a terminal).
@@ -65,6 +66,13 @@ def open_scene(args):
     """
     with signals_deferred(), console.quiet():
         open_blend(args.blend)
+    allowed = check_libraries(getattr(args, "allow_missing_libraries", False))
+    if allowed:
+        say(f"inspected without {len(allowed)} missing library file(s): {console.listed(allowed, quote=True)}")
+    # The outputs checked again now that every file the scene reads is known.
+    args.inputs = files_read(args.blend)
+    check_outputs(getattr(args, "outputs", {}), args.inputs)
+    with signals_deferred(), console.quiet():
         scene = _scene(args.scene)
         if args.frame is not None:
             scene.frame_set(args.frame)
@@ -76,12 +84,21 @@ def inspect_scene(scene, args, instances: bool = False) -> Inspection:
     return scan_scene(scene, thresholds_of(args), progress=progress, instances=instances)
 
 
-def _check_outputs(args, **outputs: str | None) -> None:
+def _check_outputs(args, stdout: tuple[str, ...] = (), **outputs: str | None) -> None:
     """Every output writable, none the input .blend (by identity), no two the same file;
-    ``outputs`` maps each option's name (``json`` for ``--json``) to its path (``-``:
-    standard output, nothing to check)."""
-    named = {f"--{name}": path for name, path in outputs.items() if path != STDOUT}
+    ``outputs`` maps each option's name (``json`` for ``--json``) to its path; ``-``
+    means standard output only for the options named in ``stdout`` (elsewhere it is a
+    file named ``-``, checked like any other). The outputs are kept in ``args.outputs``
+    for :func:`open_scene`, which checks them against the files the scene reads."""
+    named = {f"--{name}": path for name, path in outputs.items() if path and not (name in stdout and path == STDOUT)}
+    args.outputs = {**getattr(args, "outputs", {}), **named}
     check_outputs(named, {"SCENE.blend": args.blend})
+
+
+def _require_objects(scene, why: str) -> None:
+    """:class:`UsageError` when ``scene`` has no objects (``why``: what cannot be done)."""
+    if not len(scene.objects):
+        raise UsageError(f"scene {scene.name!r} of {bpy.data.filepath!r} has no objects: {why}")
 
 
 def _subset(inspection: Inspection, object_name: str | None) -> list[int] | None:
@@ -109,6 +126,8 @@ def make_report_and_range(args, with_dynamics: bool = False):
     frames = getattr(args, "frames", None)
     check_range(frames)
     scene = open_scene(args)
+    if frames is not None:
+        _require_objects(scene, "no frame range to inspect")
     # Instances are read at one frame (the depsgraph's instances have no bulk access, and
     # their set may change from frame to frame): a range or rates leave them out, and say so.
     over_time = frames is not None or with_dynamics
@@ -116,6 +135,8 @@ def make_report_and_range(args, with_dynamics: bool = False):
     if over_time and _has_instances(scene):
         say("instances are inspected at one frame only: leave out --frames and --dynamics to include them")
     indices = _subset(inspection, args.object)
+    if frames is not None:
+        check_range_memory(scene, args, "report --dynamics" if with_dynamics else "report", len(inspection.nodes))
     dynamics = scene_dynamics(scene, inspection) if with_dynamics else None
     over_frames = None
     if frames is not None:
@@ -141,20 +162,17 @@ def _has_instances(scene) -> bool:
     )
 
 
-def _worst_shear(report: dict) -> float:
-    """The largest world or exported-local shear of the report's nodes (degrees); over
-    the whole range with ``--frames``."""
-    return max(
-        (
-            max(
-                max(abs(v) for v in e["shear_deg"]),
-                max(abs(v) for v in e["local"]["shear_deg"]),
-                *((e["over_frames"]["shear_deg"], e["over_frames"]["local_shear_deg"]) if "over_frames" in e else ()),
-            )
-            for e in report["nodes"]
-        ),
-        default=0.0,
-    )
+def worst_shear(inspection, indices=None, over_frames=None) -> float:
+    """The report's worst shear (degrees): :attr:`Inspection.worst_shear` of its nodes
+    (``indices``, None: all), over the whole range with ``--frames``; what the audit
+    records for a file (the same rule, so the two agree)."""
+    idx = np.arange(len(inspection.nodes)) if indices is None else np.asarray(indices, dtype=np.int64)
+    if not len(idx):
+        return 0.0
+    worst = float(inspection.worst_shear[idx].max())
+    if over_frames is not None:
+        worst = max(worst, float(over_frames.worst_shear(idx).max()))
+    return worst
 
 
 def cmd_report(args) -> int:
@@ -166,8 +184,9 @@ def cmd_report(args) -> int:
         raise UsageError("--json - and --csv -: only one of them can go to stdout")
     if pictures:
         check_folder(pictures)  # made only once the file has been read
-    _check_outputs(args, json=args.json, csv=args.csv, chart=chart)
+    _check_outputs(args, ("json", "csv"), json=args.json, csv=args.csv, chart=chart)
     report, over_frames, indices, inspection = make_report_and_range(args, with_dynamics=args.dynamics)
+    worst = worst_shear(inspection, indices, over_frames)
     files: dict = {}
     if chart:
         files[chart] = lambda tmp: write_chart(tmp, over_frames, indices)
@@ -177,7 +196,7 @@ def cmd_report(args) -> int:
         )
         named = {"--json": args.json, "--csv": args.csv, "--chart": chart}
         named |= {f"--pictures ({os.path.basename(p)})": p for p in (worst_png, deviation_png)}
-        check_outputs({k: v for k, v in named.items() if v != STDOUT}, {"SCENE.blend": args.blend})
+        check_outputs({k: v for k, v in named.items() if v and v != STDOUT}, args.inputs)
         files[worst_png] = lambda tmp: worst_nodes_png(inspection, tmp)
         files[deviation_png] = lambda tmp: deviation_chart_png(inspection, tmp)
     texts = {args.json: json_text(report) if args.json else None}
@@ -191,9 +210,8 @@ def cmd_report(args) -> int:
     else:
         print(report_table(report))
     flagged = sum(1 for e in report["nodes"] if e["flagged"])
-    args.summary = f"{len(report['nodes'])} nodes, {flagged} flagged, worst shear {_worst_shear(report):.2f} deg"
+    args.summary = f"{len(report['nodes'])} nodes, {flagged} flagged, worst shear {worst:.2f} deg"
     if args.fail_on_shear is not None:
-        worst = _worst_shear(report)
         if worst > args.fail_on_shear:
             say(f"shear {worst:.3f} deg exceeds --fail-on-shear {args.fail_on_shear:g}")
             return EXIT_THRESHOLD
@@ -214,6 +232,9 @@ def cmd_export(args) -> int:
         raise UsageError(f"--csv is for --target accumulated (the {args.target} file itself holds the transforms)")
     if args.z_up and args.target != "gltf":
         raise UsageError(f"--z-up is for --target gltf (the {args.target} export has no such choice)")
+    if args.all_influences and args.target != "gltf":
+        why = "the fbx file's clusters hold every influence" if args.target == "fbx" else "no such choice there"
+        raise UsageError(f"--all-influences is for --target gltf ({why})")
     if getattr(args, "engine", None) and args.target != "fbx":
         raise UsageError(f"--engine is for --target fbx (the {args.target} export serves one kind of engine)")
     if args.no_pole_helpers and args.target != "fbx":
@@ -235,6 +256,9 @@ def cmd_export(args) -> int:
         raise UsageError(f"{args.out!r}: USD output must be one of {', '.join(USD_EXTENSIONS)}")
     check_range(args.frames)
     scene = open_scene(args)
+    _require_objects(scene, "nothing to export")
+    if args.frames is not None:  # before Blender's exporter runs (it would run for minutes, then fail)
+        check_range_memory(scene, args, args.target)
     if args.frames is not None or args.target in ("gltf", "fbx", "usd"):
         exported = args.target in ("gltf", "fbx", "usd")  # the exporters write instances as nodes of their own
         instances = (

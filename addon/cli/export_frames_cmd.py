@@ -7,14 +7,19 @@ at some frame."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..model.engines.paths import ACCUMULATED, ENGINE_PATH, UNREAL_INTERCHANGE
 from ..model.exports.accumulated_frames import accumulated_frames_csv, accumulated_frames_document
-from ..model.exports.animated_gltf import CHECK_TOLERANCE
+from ..model.exports.animated_gltf import CHECK_TOLERANCE, within_tolerance, worst_label
+from ..model.exports.verdicts.skinned import VERTEX_TOLERANCE, SkinCheck
 from ..model.outputs import json_text, write_all
 from ..model.thresholds import Thresholds
 from ..scene.exports.fbx_accumulated import write_fbx_accumulated
-from ..scene.exports.fbx_export import POLE_BUDGET, write_fbx
+from ..scene.exports.fbx_export import write_fbx
+from ..scene.exports.fbx_pole import POLE_BUDGET
 from ..scene.exports.gltf_animated import write_gltf_frames
+from ..scene.exports.gltf_hook import INSTANCED
 from ..scene.exports.usd_export import write_usd
 from ..scene.frames import read_frames
 from . import console
@@ -24,9 +29,62 @@ from .usd_lines import usd_lines
 
 
 def check_result(relative: float, what: str) -> int:
-    """EXIT_THRESHOLD (with one line on stderr) when ``relative`` exceeds the tolerance."""
-    if relative > CHECK_TOLERANCE:
-        say(f"{what}: read back {relative:.2e} relative from Blender, over the tolerance {CHECK_TOLERANCE:g}")
+    """EXIT_THRESHOLD (with one line on stderr) when ``relative`` exceeds the tolerance
+    or is not a number (:func:`..model.exports.animated_gltf.within_tolerance`)."""
+    if not within_tolerance(relative):
+        why = "" if np.isfinite(relative) else " (non-finite values in the scene or the file)"
+        say(f"{what}: read back {relative:.2e} relative from Blender{why}, over the tolerance {CHECK_TOLERANCE:g}")
+        return EXIT_THRESHOLD
+    return EXIT_OK
+
+
+def print_not_checked(entries) -> None:
+    """One line per ``(name, why)`` the read-back left out: a node, or the objects a
+    collection instance instances (its own node is checked)."""
+    for name, why in entries:
+        if why == INSTANCED:
+            print(f"not checked: the objects '{name}' instances ({why})")
+        else:
+            print(f"not checked as a node: '{name}' ({why})")
+
+
+#: At most this many skinned meshes over the tolerance are named one per line.
+LISTED_MESHES = 10
+
+
+def skin_verdict(skins: SkinCheck | None, why: str, frames: int, what: str) -> int:
+    """Print what the skinned meshes' vertices read back show; EXIT_THRESHOLD (one line
+    on stderr) when a mesh is off by more than :data:`VERTEX_TOLERANCE` of its size
+    (non-finite values included), naming it and its worst vertex."""
+    if skins is None:
+        if why:
+            print(f"skinned vertices not checked: {why}")
+        return EXIT_OK
+    for name, reason in skins.not_checked:
+        print(f"not checked by its vertices: '{name}' ({reason})")
+    worst = skins.worst()
+    if worst is None:
+        return EXIT_OK
+    print(
+        f"skinned vertices read back as an engine skins them ({len(skins.meshes)} mesh(es), {frames} frame(s)): "
+        f"worst '{worst.name}' vertex {worst.vertex} at frame {worst.frame}, {worst.distance:.2e} units "
+        f"({worst.relative:.1e} of its size {worst.size:.3g})"
+    )
+    over = sorted(
+        (e for e in skins.meshes.values() if not e.exact), key=lambda e: -np.nan_to_num(e.relative, nan=np.inf)
+    )
+    for e in over[:LISTED_MESHES]:
+        print(
+            f"over the tolerance ({VERTEX_TOLERANCE:g} of its size): '{e.name}' vertex {e.vertex} at frame {e.frame}, "
+            f"{e.distance:.2e} units ({e.relative:.1e})" + (f": {e.cause}" if e.cause else "")
+        )
+    if len(over) > LISTED_MESHES:
+        print(f"... and {len(over) - LISTED_MESHES} more skinned mesh(es) over the tolerance")
+    if over:
+        say(
+            f"{what}: {len(over)} skinned mesh(es) off by more than {VERTEX_TOLERANCE:g} of their size "
+            f"(worst '{over[0].name}' vertex {over[0].vertex}, {over[0].relative:.1e})"
+        )
         return EXIT_THRESHOLD
     return EXIT_OK
 
@@ -39,10 +97,16 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
         mode = ANIMATION_MODES[getattr(args, "animation", None) or "scene"]
         with signals_deferred(), console.quiet():  # a Ctrl-C inside the exporter would read as its failure
             result = write_gltf_frames(
-                scene, args.out, frame_range, y_up=not args.z_up, thresholds=thresholds, animation_mode=mode
+                scene,
+                args.out,
+                frame_range,
+                y_up=not args.z_up,
+                thresholds=thresholds,
+                animation_mode=mode,
+                all_influences=getattr(args, "all_influences", False),
             )
         err = result.error
-        worst = max(err.per_node, key=lambda k: err.per_node[k]) if err.per_node else "-"
+        worst = worst_label(err.per_node)
         helpers = f" ({console.listed(result.helpers)})" if result.helpers else ""
         if frame_range is None:
             print(f"wrote {args.out!r}: frame {scene.frame_current}; {len(result.helpers)} helper node(s){helpers}")
@@ -57,7 +121,7 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
             f"relative error {err.relative:.2e} (max {err.absolute:.2e} units, worst '{worst}')"
         )
         for name, each in result.animations.items():
-            verdict = "" if each.relative <= CHECK_TOLERANCE else f" (over the tolerance {CHECK_TOLERANCE:g})"
+            verdict = "" if within_tolerance(each.relative) else f" (over the tolerance {CHECK_TOLERANCE:g})"
             print(
                 f"animation '{name}' played alone ({each.checked} nodes): relative error {each.relative:.2e} "
                 f"(max {each.absolute:.2e} units){verdict}"
@@ -67,10 +131,10 @@ def export_frames(scene, args, thresholds: Thresholds) -> int:
                 f"between frames (half frames: the engine's interpolation against Blender's subframes): "
                 f"relative {result.half_frame.relative:.2e}"
             )
-        for name, why in result.not_checked:
-            print(f"not checked as a node: '{name}' ({why})")
+        print_not_checked(result.not_checked)
+        skins = skin_verdict(result.skins, result.skins_why, len(result.frames), args.out)
         args.summary = f"{len(result.frames)} frame(s), {len(result.helpers)} helper(s), read back {err.relative:.1e}"
-        return check_result(err.relative, args.out)
+        return max(check_result(err.relative, args.out), skins)
     if args.target == "fbx":
         return _fbx(scene, args, frame_range, thresholds)
     if args.target == "usd":
@@ -108,21 +172,28 @@ def _fbx(scene, args, frame_range, thresholds: Thresholds) -> int:
         )
     for label, why in result.not_corrected:
         print(f"not corrected: '{label}' ({why})")
-    for name, why in result.not_checked:
-        print(f"not checked as a node: '{name}' ({why})")
+    print_not_checked(result.not_checked)
     err = result.error
     args.summary = f"{len(result.frames)} frame(s), {len(result.helpers)} helper(s)"
     if err is None:
         print("not read back: the ufbx package (an independent FBX reader) is not installed")
         args.summary += ", not read back"
         return EXIT_OK
-    worst = max(err.per_node, key=lambda k: err.per_node[k]) if err.per_node else "-"
+    worst = worst_label(err.per_node)
     print(
         f"read back with ufbx ({err.checked} nodes, {len(result.frames)} frame(s)): relative error "
         f"{err.relative:.2e} (max {err.absolute:.2e} units, worst '{worst}')"
     )
+    if result.plain is not None:
+        print(
+            f"Blender's plain export of the scene read back the same way (this file missed the tolerance): "
+            f"relative error {result.plain.relative:.2e} (max {result.plain.absolute:.2e} units)"
+        )
+    for label, (ours, theirs) in list(result.worse_than_plain.items())[:LISTED_MESHES]:
+        print(f"worse than Blender's plain export: '{label}' {ours:.2e} units off, plain {theirs:.2e}")
+    skins = skin_verdict(result.skins, "", len(result.frames), args.out)
     args.summary += f", read back {err.relative:.1e}"
-    return check_result(err.relative, args.out)
+    return max(check_result(err.relative, args.out), skins)
 
 
 def _fbx_accumulated(scene, args, frame_range) -> int:
@@ -134,15 +205,14 @@ def _fbx_accumulated(scene, args, frame_range) -> int:
     print(f"wrote {args.out!r}: {what}; {result.corrected} object(s) and bone(s) written with their accumulated local")
     for label, why in result.not_corrected:
         print(f"not corrected: '{label}' ({why})")
-    for name, why in result.not_checked:
-        print(f"not checked as a node: '{name}' ({why})")
+    print_not_checked(result.not_checked)
     err = result.error
     args.summary = f"{len(result.frames)} frame(s), {result.corrected} accumulated"
     if err is None:
         print("not read back: the ufbx package (an independent FBX reader) is not installed")
         args.summary += ", not read back"
         return EXIT_OK
-    worst = max(err.per_node, key=lambda k: err.per_node[k]) if err.per_node else "-"
+    worst = worst_label(err.per_node)
     print(
         f"read back with ufbx and accumulated as Unreal (from locals) and Ogre do ({err.checked} nodes, "
         f"{len(result.frames)} frame(s)): relative error {err.relative:.2e} (max {err.absolute:.2e} units, worst '{worst}')"

@@ -9,6 +9,7 @@ import numpy as np
 from ..model.errors import UsageError
 from ..model.frames import FrameRange, parse_frame_range
 from ..model.inspection import Inspection
+from ..model.system.memory import check_memory
 from ..model.timeline import analyse_frames
 from ..model.timeline.chart import range_chart_png
 from ..model.timeline.dynamics import series_dynamics
@@ -28,6 +29,16 @@ def check_range(text: str | None) -> None:
 
 def scene_range(scene, text: str) -> FrameRange:
     return parse_frame_range(text, (scene.frame_start, scene.frame_end))
+
+
+def check_range_memory(scene, args, job: str, nodes: int | None = None) -> None:
+    """Refuse ``--frames`` when ``job`` over it would take more memory than this process
+    may use (:func:`~..model.system.memory.check_memory`), before anything is read or exported.
+    ``nodes``: default the scene's objects and pose bones."""
+    if nodes is None:
+        nodes = len(scene.objects) + sum(len(o.pose.bones) for o in scene.objects if o.pose is not None)
+    count = scene_range(scene, args.frames).count()
+    check_memory(job, nodes, count, f"--frames {args.frames}", getattr(args, "max_memory", None))
 
 
 def range_results(scene, inspection: Inspection, text: str, thresholds, with_dynamics: bool) -> RangeResults:

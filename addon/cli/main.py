@@ -4,7 +4,12 @@ Exit codes: 0 ran and nothing exceeded a threshold; 1 a threshold was exceeded
 (``--fail-on-shear``); 2 the input or scene cannot be handled as asked
 (:class:`~..model.errors.InspectorError`: one line on stderr, no traceback, nothing
 written, the input never replaced); 3 an internal error (a bug: one line, the traceback
-with ``HIERARCHY_INSPECTOR_DEBUG=1``); 130 interrupted (Ctrl-C).
+with ``HIERARCHY_INSPECTOR_DEBUG=1``); 130 interrupted (Ctrl-C, SIGTERM): no output is
+published after the signal. A signal during Blender's save or an export is acted on when
+Blender returns (it cannot be stopped half-way), before the finished file would replace
+its target: that file is removed. Outputs published before the signal stay (``demo``
+and ``audit`` write several in turn; an audit's ``audit.jsonl`` keeps every file done,
+for ``--resume``).
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
+import shutil
 import signal
 import sys
 import threading
@@ -22,9 +29,11 @@ from collections.abc import Iterator
 from ..model.engines.paths import ENGINE_PATH
 from ..model.errors import InspectorError, UsageError
 from ..model.frames import parse_frame
+from ..model.outputs import clear_stop, request_stop
+from ..model.system.memory import parse_size
 from ..model.thresholds import DEFAULT, parse_threshold
 from . import console
-from .audit_args import add_audit_parser
+from .audit_args import add_allow_missing, add_audit_parser
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -41,6 +50,16 @@ ANIMATION_MODES = {
 def say(message: str) -> None:
     """One line on stderr, prefixed with the program's name."""
     print(f"hierarchy_inspector: {message}", file=sys.stderr, flush=True)
+
+
+def end_blender_session() -> None:
+    """Remove Blender's session folder (``bpy.app.tempdir``, ``$TMPDIR/blender_XXXXXX``,
+    made when the module loaded), as Blender does when it exits normally: a process that
+    ends with ``os._exit`` (``__main__``, the audit's workers) skips that."""
+    bpy = sys.modules.get("bpy")
+    folder = getattr(getattr(bpy, "app", None), "tempdir", "") if bpy else ""
+    if folder and os.path.basename(os.path.normpath(folder)).startswith("blender_"):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def require_bpy() -> None:
@@ -74,7 +93,12 @@ def signals_deferred() -> Iterator[None]:
         yield
         return
     pending: list[int] = []
-    previous = {s: signal.signal(s, lambda signum, _frame: pending.append(signum)) for s in _STOP_SIGNALS}
+
+    def defer(signum, _frame) -> None:
+        pending.append(signum)
+        request_stop()  # a file finished meanwhile is not published (model.outputs)
+
+    previous = {s: signal.signal(s, defer) for s in _STOP_SIGNALS}
     try:
         yield
     finally:
@@ -110,10 +134,10 @@ def _run(command: str, args) -> int:
     with signals_deferred():
         require_bpy()
         from . import commands  # imports the scene layer, hence bpy
-    if command == "audit-file":
-        from .audit_worker import cmd_audit_file
+    if command in ("audit-file", "audit-worker"):
+        from .audit_worker import cmd_audit_file, cmd_audit_worker
 
-        return cmd_audit_file(args)
+        return cmd_audit_worker(args) if command == "audit-worker" else cmd_audit_file(args)
 
     return {"report": commands.cmd_report, "export": commands.cmd_export, "fix": commands.cmd_fix}[command](args)
 
@@ -126,6 +150,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     _add_verbose(p)
     p.add_argument("blend", metavar="SCENE.blend", help="the .blend file to read (never modified)")
     p.add_argument("--scene", help="scene name (default: the file's active scene)")
+    add_allow_missing(p)
     p.add_argument("--frame", type=_frame, help="frame to evaluate (default: the file's current frame)")
     p.add_argument(
         "--shear-threshold",
@@ -140,6 +165,16 @@ def _add_common(p: argparse.ArgumentParser) -> None:
         default=DEFAULT.corner,
         metavar="UNITS",
         help=f"flag corner deviations above this (scene units; default {DEFAULT.corner:g})",
+    )
+
+
+def _add_max_memory(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--max-memory",
+        type=parse_size,
+        metavar="SIZE",
+        help="with --frames: the memory this run may use (e.g. 16G; default: the memory available, within the "
+        "process's address-space limit); a range estimated to need more is refused before it is read",
     )
 
 
@@ -175,6 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also inspect every frame of this range (END inclusive; 'scene': the scene's range): "
         "per node its worst frame and maxima; --fail-on-shear then applies to the whole range",
     )
+    _add_max_memory(report)
     report.add_argument(
         "--chart", metavar="OUT.png", help="with --frames: shear and corner deviation over time of the worst nodes"
     )
@@ -201,6 +237,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument("--csv", metavar="OUT", help="accumulated: also write the local TRS as CSV")
     export.add_argument("--z-up", action="store_true", help="gltf: keep Blender's Z-up axes (default: glTF's Y-up)")
+    export.add_argument(
+        "--all-influences",
+        action="store_true",
+        help="gltf: write every bone influence of a vertex (JOINTS_1 / WEIGHTS_1 ...: Babylon.js reads 8, three.js "
+        "only the first 4; default: Blender's exporter keeps the 4 largest); the skinned vertices are checked with "
+        "every set the file holds",
+    )
     export.add_argument(
         "--engine",
         choices=tuple(ENGINE_PATH),
@@ -236,6 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
         "exact at every frame, fbx baked at every frame, usd time-sampled at every frame (joints within 1e-3, skinned points 1e-3 of the mesh's diagonal: half-precision joint scales), accumulated per-frame local TRS; exit 1 if the file read back is off by more "
         "than 1e-5 relative at some frame (default: a static export of the current frame)",
     )
+    _add_max_memory(export)
     export.add_argument(
         "--animation",
         choices=ANIMATION_MODES,
@@ -276,11 +320,33 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+#: Options whose value may start with "-" (a negative frame): argparse takes "-30:-20"
+#: for an option of its own ("expected one argument"); only "--frames=-30:-20" worked.
+_NEGATIVE_VALUES = ("--frames", "--frame")
+
+
+def joined_values(argv: list[str]) -> list[str]:
+    """``argv`` with ``--frames -30:-20`` written as ``--frames=-30:-20`` (and the same
+    for ``--frame``): a value that starts with "-" and a digit is the option's value."""
+    out: list[str] = []
+    k = 0
+    while k < len(argv):
+        arg = argv[k]
+        if arg in _NEGATIVE_VALUES and k + 1 < len(argv) and re.match(r"-\d", argv[k + 1]):
+            out.append(f"{arg}={argv[k + 1]}")
+            k += 2
+            continue
+        out.append(arg)
+        k += 1
+    return out
+
+
 def _main(argv: list[str] | None, keep_quiet: bool) -> int:
     started = time.perf_counter()
+    clear_stop()
     try:
         try:
-            args = build_parser().parse_args(argv)
+            args = build_parser().parse_args(joined_values(sys.argv[1:] if argv is None else list(argv)))
         except SystemExit as exc:  # --help / --version printed and asked to stop
             return int(exc.code or 0) and EXIT_INPUT
         console.start(getattr(args, "verbose", False))
@@ -293,6 +359,9 @@ def _main(argv: list[str] | None, keep_quiet: bool) -> int:
         return EXIT_INPUT
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: temporary files are gone already
         return EXIT_INTERRUPTED
+    except MemoryError:  # what the estimates before a range did not foresee
+        say("not enough memory for this run (MemoryError): give a shorter range, or fewer objects")
+        return EXIT_INPUT
     except Exception as exc:  # a bug, not the user's input: never mistaken for exit code 1
         if os.environ.get("HIERARCHY_INSPECTOR_DEBUG"):
             traceback.print_exc()

@@ -40,6 +40,10 @@ class FrameRange(NamedTuple):
     def frames(self) -> list[int]:
         return list(range(self.start, self.end + 1, self.step))
 
+    def count(self) -> int:
+        """How many frames (without listing them)."""
+        return (self.end - self.start) // self.step + 1
+
     def as_dict(self) -> dict:
         return {"start": self.start, "end": self.end, "step": self.step}
 

@@ -89,6 +89,14 @@ class Inspection:
         return self.local_shear_real & (self.local_shear_max > self.thresholds.shear_deg)
 
     @cached_property
+    def worst_shear(self) -> np.ndarray:
+        """``(N,)`` degrees: the node's world shear, or the local shear an exporter would
+        drop where that is lossy (real and over the threshold, :attr:`lossy_local`),
+        whichever is larger. The one measure of a file's worst shear: the report's summary
+        and ``--fail-on-shear``, the audit's records and its gate."""
+        return np.maximum(self.shear_max, np.where(self.lossy_local, self.local_shear_max, 0.0))
+
+    @cached_property
     def plain_file(self) -> ExportedFile:
         """What Blender's plain glTF or FBX export writes: one node per node, each local
         matrix as ``Matrix.decompose()`` gives it (the analysis' local TRS)."""

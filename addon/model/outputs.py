@@ -14,6 +14,10 @@ Blender's save included).
   process.
 - OS errors (a full disk, a read-only folder) become :class:`OutputError` saying what
   could not be written and why.
+- A stop asked for while a writer could not be interrupted (:func:`request_stop`: the
+  command line defers Ctrl-C and SIGTERM during Blender's save and exports) is acted on
+  before the rename: the finished temporary file is removed and nothing is replaced, so
+  an interrupted run (exit 130) publishes nothing after the signal.
 """
 
 from __future__ import annotations
@@ -53,7 +57,10 @@ def json_text(document: Mapping) -> str:
 
 def _identity(path: str) -> tuple:
     """What makes two spellings the same file: (device, inode) of the file when it
-    exists, else of its folder plus its name."""
+    exists, else of its folder plus its name. Taken of the path this module writes to
+    (:func:`os.path.abspath`: ``nosuchdir/../x.blend`` is ``x.blend``), not of the path
+    as typed (which may not exist)."""
+    path = os.path.abspath(path)
     with contextlib.suppress(OSError):
         st = os.stat(path)
         return ("file", st.st_dev, st.st_ino)
@@ -136,6 +143,27 @@ def remove_stale_partials(path: str) -> list[str]:
     return removed
 
 
+_stop_requested: list[bool] = []
+
+
+def request_stop() -> None:
+    """A stop (Ctrl-C, SIGTERM) came while it could not be acted on: the next rename of
+    a finished temporary file raises :class:`KeyboardInterrupt` instead."""
+    _stop_requested.append(True)
+
+
+def clear_stop() -> None:
+    """Forget a stop request (it was acted on, or a new run begins)."""
+    _stop_requested.clear()
+
+
+def _publish(tmp: str, path: str) -> None:
+    """Rename the finished ``tmp`` onto ``path``, unless a stop was requested."""
+    if _stop_requested:
+        raise KeyboardInterrupt
+    os.replace(tmp, os.path.abspath(path))
+
+
 def _describe(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
@@ -178,7 +206,7 @@ def atomic_path(path: str) -> Iterator[str]:
     step, on any error (or interruption) it is removed and ``path`` is left as it was."""
     with _temporary_beside(path) as tmp:
         yield tmp
-        os.replace(tmp, os.path.abspath(path))
+        _publish(tmp, path)
 
 
 def write_text(path: str, text: str) -> None:
@@ -209,5 +237,7 @@ def write_all(files: Mapping[str, str | Callable[[str], None]]) -> None:
                         f.write(content)
             except OSError as exc:
                 raise OutputError(f"cannot write {path!r}: {_describe(exc)}") from None
+        if _stop_requested:
+            raise KeyboardInterrupt
         for path, tmp in temps:
             os.replace(tmp, os.path.abspath(path))

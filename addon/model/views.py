@@ -54,6 +54,13 @@ def _moved(dev, i: int, units: Units) -> str:
     return f"{units.length(dev.position[i])}, {fmt_num(dev.rotation_deg[i], 1)}{DEG}"
 
 
+#: The row under each path's distance: how far its origin moves and its axes turn.
+MOVED = {
+    MATRIX: "glTF moved",
+    UNREAL_FBX: "UE anim moved",
+    UNREAL_INTERCHANGE: "UE locals moved",
+    ACCUMULATED: "Ogre moved",
+}
 #: The panel's short name of each engine path (rows at the default sidebar width).
 SHORT = {MATRIX: "glTF, Unity", UNREAL_FBX: "Unreal FBX", UNREAL_INTERCHANGE: "Unreal locals", ACCUMULATED: "Ogre"}
 
@@ -67,16 +74,15 @@ def deviation_section(inspection: Inspection, i: int, units: Units = PLAIN, resi
     (``residual``: :func:`accumulated_export_residual`, when the caller has it)."""
     limit = inspection.thresholds.corner
     paths = inspection.thresholds.engines
-    rows = [(SHORT[p], units.length(inspection.corner(p)[i])) for p in paths]
-    rows += [
-        (f"{SHORT[p]} moved", _moved(inspection.deviations[p], i, units))
-        for p in paths
-        if inspection.corner(p)[i] > limit
-    ]
+    rows = []
+    for p in paths:  # each path's distance, and under it how far it moves and turns (where off)
+        rows.append((SHORT[p], units.length(inspection.corner(p)[i])))
+        if inspection.corner(p)[i] > limit:
+            rows.append((MOVED[p], _moved(inspection.deviations[p], i, units)))
     if MATRIX in paths:
         rows.append(("Exact glTF/FBX", units.length(0.0)))
     if UNREAL_FBX in paths:
-        rows.append(("Exact FBX, Unreal", units.length(unreal_export_residual(inspection)[i])))
+        rows.append(("Exact FBX, UE", units.length(unreal_export_residual(inspection)[i])))
     if UNREAL_INTERCHANGE in paths or ACCUMULATED in paths:
         residual = accumulated_export_residual(inspection) if residual is None else residual
         rows.append(("Accum. FBX", "n/a (zero scale)" if residual is None else units.length(residual[i])))

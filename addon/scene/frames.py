@@ -41,6 +41,7 @@ import numpy as np
 from ..model.errors import SceneDataError
 from ..model.frames import FrameRange
 from ..model.timeline import FrameSeries
+from ..model.timeline.series import check_finite
 from .reading import _collection_of, _pose_bones, _Sequence, read_nodes
 from .timeline.still import box_is_round_off, box_may_change, objects_that_stay, pose_is_static, scripts_may_edit
 
@@ -105,6 +106,7 @@ class FrameReader:
         objects: Iterable | None = None,
         read_once: bool = False,
         unattended: bool = False,
+        each_frame: Callable[[int], None] | None = None,
     ):
         if not len(frames):
             raise ValueError("frames: expected at least one frame")
@@ -116,6 +118,7 @@ class FrameReader:
         self.unattended = unattended
         self.boxes_checked = True
         self.still_checked = True
+        self._each_frame = each_frame
         self.done = 0
         self._restored = False
 
@@ -133,7 +136,9 @@ class FrameReader:
         self.keys, self.parents = nodes.keys, nodes.parents
         self.is_empty = np.array([o.type == "EMPTY" for o in self.objects], dtype=bool)
         self.armatures = [(k, o) for k, o in enumerate(self.objects) if len(_pose_bones(o))]
-        self._check_every_frame = not self.unattended or scripts_may_edit()
+        self._handlers = scripts_may_edit()
+        self._check_every_frame = not self.unattended or self._handlers
+        self._first_parents = self._object_parents()
         self.bone_counts = [len(_pose_bones(o)) for _k, o in self.armatures]
         self.identity = self._identity(bulk, n_obj)
         self._identity_bytes = self.identity.tobytes()  # compared as bytes: np.array_equal costs 10x more
@@ -205,6 +210,36 @@ class FrameReader:
                 bulk.foreach_get("session_uid", now)
         if now.tobytes() != self._identity_bytes:
             self._changed_nodes(bulk, frame)
+
+    def _object_parents(self) -> list[tuple]:
+        """Each object's parent as ``(parent's session uid or 0, parent type, parent
+        bone)`` (no bulk read exists for pointers: one attribute walk)."""
+        return [
+            (o.parent.session_uid if o.parent is not None else 0, o.parent_type, o.parent_bone) for o in self.objects
+        ]
+
+    def _check_same_parents(self, frame: int) -> None:
+        """:class:`SceneDataError` naming the first object whose parent is not the first
+        frame's: a range is read and analysed with one hierarchy (a frame handler that
+        reparents an object in the middle of the range would make every later frame's
+        locals wrong, silently)."""
+        now = self._object_parents()
+        if now == self._first_parents:
+            return
+        i = next(k for k, (a, b) in enumerate(zip(now, self._first_parents, strict=True)) if a != b)
+        obj = self.objects[i]
+
+        def named(parent_uid: int, kind: str, bone: str) -> str:
+            parent = next((o for o in self.objects if o.session_uid == parent_uid), None) if parent_uid else None
+            if parent is None:
+                return "no parent" if not parent_uid else "an object outside the range's objects"
+            return f"'{parent.name}'" + (f" (bone '{bone}')" if kind == "BONE" and bone else "")
+
+        raise SceneDataError(
+            f"'{obj.name}' changes parent during the range: {named(*self._first_parents[i])} at frame "
+            f"{self.frames[0]}, {named(*now[i])} at frame {frame} (a frame handler script?); a range is "
+            "analysed with one hierarchy: inspect the frames before and after the change apart"
+        )
 
     def _changed_nodes(self, bulk, frame: int) -> None:
         """:class:`SceneDataError` saying which objects or bones changed since the first frame."""
@@ -341,9 +376,14 @@ class FrameReader:
             if self.done == 0:
                 self._begin(bulk)
             self._read_matrices(bulk, self.done, frame)
-            if self.done and (self._check_every_frame or self.done == len(self.frames) - 1):
+            last = self.done == len(self.frames) - 1
+            if self.done and (self._check_every_frame or last):
                 self._check_same_nodes(bulk, frame)
+            if self.done and (self._handlers or last):
+                self._check_same_parents(frame)
             self._read_boxes(bulk, self.done)
+            if self._each_frame is not None:
+                self._each_frame(self.done)
         except BaseException:
             self.restore()
             raise
@@ -405,17 +445,25 @@ class FrameReader:
 
 
 def read_frames(
-    scene, frames: Sequence[int], objects: Iterable | None = None, progress: Callable | None = None
+    scene,
+    frames: Sequence[int],
+    objects: Iterable | None = None,
+    progress: Callable | None = None,
+    each_frame: Callable[[int], None] | None = None,
 ) -> FrameSeries:
     """``objects`` (default: all of ``scene``) and their pose bones at every one of
     ``frames``: a :class:`FrameSeries` with world matrices ``(T, N, 4, 4)``, the node
-    keys and parents. ``progress(fraction, message)`` is called after every frame. The
+    keys and parents. ``progress(fraction, message)`` is called after every frame;
+    ``each_frame(k)`` after the reads of ``frames[k]``, on that frame (more reads of the
+    same evaluation, e.g. deformed meshes: no frame change of their own). The
     scene ends on the frame it started on. Boxes that cannot change, poses nothing
     animates and objects nothing moves are read once (:class:`FrameReader`
     ``read_once``); if one changed anyway, the range is read again with everything at
-    every frame."""
+    every frame. :class:`SceneDataError` names the first node and frame whose world
+    matrix or box holds NaN or infinity (what reads a range, the exports too, would
+    otherwise fail on it unnamed)."""
     for read_once in (True, False):
-        reader = FrameReader(scene, frames, objects, read_once=read_once, unattended=True)
+        reader = FrameReader(scene, frames, objects, read_once=read_once, unattended=True, each_frame=each_frame)
         try:
             while not reader.step():
                 if progress:
@@ -424,7 +472,9 @@ def read_frames(
             reader.restore()
         if reader.boxes_checked and reader.still_checked:
             break
-    return reader.series()
+    series = reader.series()
+    check_finite(series)
+    return series
 
 
 @contextlib.contextmanager

@@ -31,11 +31,20 @@ def gltf_conversion(y_up: bool) -> np.ndarray:
     return np.array(conversion.to_4x4(), dtype=np.float64)
 
 
-def export_gltf(filepath: str, *, y_up: bool = True, selection_only: bool = False, options: dict | None = None) -> None:
+def export_gltf(
+    filepath: str,
+    *,
+    y_up: bool = True,
+    selection_only: bool = False,
+    all_influences: bool = False,
+    options: dict | None = None,
+) -> None:
     """Blender's own glTF exporter, pose as shown at the current frame (no rest pose, no
     animation). ``export_current_frame``: without it the exporter goes to frame 0 first
-    and writes that frame's pose whatever frame the scene is on. A failure of the
-    exporter is one line (:func:`.blender_output.run_exporter`)."""
+    and writes that frame's pose whatever frame the scene is on. ``all_influences``:
+    every bone influence of a vertex (the exporter keeps 4 by default). ``options``:
+    more of the exporter's options (which objects and bones). A failure of the exporter
+    is one line (:func:`.blender_output.run_exporter`)."""
     fmt = "GLB" if filepath.lower().endswith(".glb") else "GLTF_SEPARATE"
     run_exporter(
         "glTF",
@@ -47,6 +56,7 @@ def export_gltf(filepath: str, *, y_up: bool = True, selection_only: bool = Fals
         export_current_frame=True,
         export_rest_position_armature=False,
         export_apply=False,
+        export_all_influences=all_influences,
         **{"use_selection": selection_only, **(options or {})},
     )
 

@@ -50,23 +50,31 @@ def _relative_error(model: np.ndarray, blender: np.ndarray) -> np.ndarray:
         return np.abs(model - blender).max(axis=(-2, -1)) / scale
 
 
+def constraint_names(constraints) -> list[str]:
+    """The enabled constraints that act (influence over 0), by Blender's own name of
+    their type ("Inverse Kinematics", "Copy Location", "Spline IK")."""
+    return [c.bl_rna.properties["type"].enum_items[c.type].name for c in constraints if c.enabled and c.influence > 0]
+
+
 def object_reason(obj) -> str:
-    """Why ``obj`` may be evaluated differently from its own transform."""
-    constraints = [c.type.replace("_", " ").title() for c in obj.constraints if c.enabled and c.influence > 0]
+    """Why ``obj`` may be evaluated differently from its own transform (the message
+    around it says "evaluated differently": the reason does not)."""
+    constraints = constraint_names(obj.constraints)
     if constraints:
         return "constraints: " + ", ".join(constraints)
     if obj.rigid_body is not None:
         return "rigid body simulation"
     if obj.parent is not None and obj.parent_type in {"VERTEX", "VERTEX_3"}:
         return "vertex parent deformed by modifiers"
-    return "evaluated differently (an add-on, a driver or a handler may change it)"
+    return "an add-on, a driver or a handler may change it"
 
 
 def bone_reason(pose_bone) -> str:
-    constraints = [c.type.replace("_", " ").title() for c in pose_bone.constraints if c.enabled and c.influence > 0]
+    """Why a pose bone may be evaluated differently from its own transform."""
+    constraints = constraint_names(pose_bone.constraints)
     if constraints:
         return "bone constraints: " + ", ".join(constraints)
-    return "evaluated differently (IK from another bone, a driver or an add-on)"
+    return "IK from another bone, a driver or an add-on"
 
 
 def _vertex_positions(parent, indices: list[int]) -> np.ndarray | None:

@@ -20,7 +20,7 @@ import bpy
 from bpy.props import BoolProperty, PointerProperty
 
 from ..model.errors import InspectorError
-from ..model.exports.animated_gltf import CHECK_TOLERANCE
+from ..model.exports.animated_gltf import within_tolerance
 from ..scene.exports.gltf_hook import HookSettings, keep_shear_in_file
 from ..scene.exports.gltf_modes import AnimationState
 from ..scene.settings import thresholds
@@ -83,7 +83,8 @@ class _LogProxy:
                 popup=True,
             )
             return
-        exact = result.corrected and result.error is not None and result.error.relative <= CHECK_TOLERANCE
+        exact = result.corrected and result.error is not None and within_tolerance(result.error.relative)
+        exact = exact and (result.skins is None or result.skins.exact)
         (self._log.info if exact else self._log.warning)(result.message(), popup=True)
 
     def __getattr__(self, name):

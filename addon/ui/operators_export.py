@@ -18,6 +18,7 @@ from ..model.exports.usd_plan import JOINT_TOLERANCE
 from ..model.frames import FrameRange
 from ..model.outputs import check_outputs
 from ..scene import live, settings
+from ..scene.blend_files import files_read
 from ..scene.exports.fbx_accumulated import write_fbx_accumulated
 from ..scene.exports.fbx_export import write_fbx
 from ..scene.exports.gltf_animated import write_gltf_frames
@@ -39,8 +40,9 @@ APPLY_SCALINGS = (
 
 
 def open_blend_file() -> dict[str, str]:
-    """The open .blend, which no export may replace (none when it was never saved)."""
-    return {"the open .blend file": bpy.data.filepath} if bpy.data.filepath else {}
+    """The open .blend (none when it was never saved) and every file it reads (its
+    libraries, images, caches), which no export may replace."""
+    return files_read(label="the open .blend file")
 
 
 def _failed(operator, exc: BaseException) -> set[str]:
@@ -153,6 +155,18 @@ def _name(path: str) -> str:
     return bpy.path.basename(path)
 
 
+def _skins(skins, parts: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """The skinned meshes' check (vertices placed by the file's skin against Blender's
+    evaluated mesh) in a line's parts when exact, else as its problem; its phrase for
+    the Info log. ``(parts, problems, details)``."""
+    if skins is None or not skins.meshes:
+        return parts, [], []
+    summary = skins.summary()
+    if skins.exact:
+        return [*parts, counted(len(skins.meshes), "skinned mesh") + " exact"], [], [summary]
+    return parts, [summary], [summary]
+
+
 class HI_OT_export_gltf(bpy.types.Operator, _Export):
     """Export glTF with helper nodes where a local matrix holds shear (animated over the
     scene's range), then read the file back and report how far it is from what Blender
@@ -182,8 +196,9 @@ class HI_OT_export_gltf(bpy.types.Operator, _Export):
         )
         err = result.error
         parts = [counted(err.checked, "node"), counted(len(result.helpers), "helper node")]
-        exact, line = export_line(_name(self.path), result.frames, parts, err.relative, CHECK_TOLERANCE)
-        details = _listed("Helper nodes above", result.helpers)
+        parts, problems, details = _skins(result.skins, parts)
+        exact, line = export_line(_name(self.path), result.frames, parts, err.relative, CHECK_TOLERANCE, problems)
+        details += _listed("Helper nodes above", result.helpers)
         details += [f"Not compared as nodes: '{n}' ({why})" for n, why in result.not_checked]
         return details, exact, line
 
@@ -270,10 +285,11 @@ class HI_OT_export_fbx(bpy.types.Operator, _Fbx):
             parts.insert(0, counted(result.error.checked, "node"))
         if result.pole_helpers:
             parts.append(f"{len(result.pole_helpers)} off the Euler pole")
-        problems = [f"{len(uncorrected)} not corrected (see the Info log)"] if uncorrected else []
+        parts, problems, details = _skins(result.skins, parts)
+        problems += [f"{len(uncorrected)} not corrected (see the Info log)"] if uncorrected else []
         relative = result.error.relative if result.error is not None else None
         exact, line = export_line(_name(self.path), result.frames, parts, relative, CHECK_TOLERANCE, problems)
-        details = _listed("Helpers above", result.helpers) + _listed("Off the Euler pole", result.pole_helpers)
+        details += _listed("Helpers above", result.helpers) + _listed("Off the Euler pole", result.pole_helpers)
         details += [f"Not corrected: '{label}' ({why})" for label, why in result.not_corrected]
         return details, exact, line
 

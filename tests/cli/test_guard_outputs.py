@@ -34,17 +34,30 @@ def _spellings(blend):
         "relative with a detour": os.path.relpath(blend.parent / ".." / blend.parent.name / blend.name),
         "through a symlinked folder": blend.parent.parent / "linked" / blend.name,
         "a hard link": blend.parent / "hardlink.blend",
+        # Issue 24: the OS writes to the normalised path, which is the input, although
+        # the path as typed does not exist.
+        "through a missing folder and ..": os.path.join(str(blend.parent), "nosuchdir", "..", blend.name),
+        "a dot, a missing folder and ..": os.path.join(str(blend.parent), ".", "sub", "..", blend.name),
     }
 
 
-@pytest.mark.parametrize(
-    "spelling", ["same path", "relative with a detour", "through a symlinked folder", "a hard link"]
-)
+SPELLINGS = [
+    "same path",
+    "relative with a detour",
+    "through a symlinked folder",
+    "a hard link",
+    "through a missing folder and ..",
+    "a dot, a missing folder and ..",
+]
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
 @pytest.mark.parametrize(
     "command, flag",
     [
         (["report"], "--json"),
         (["report"], "--csv"),
+        (["report", "--frames", "1:2"], "--chart"),
         (["export", "--target", "accumulated"], "--out"),
         (["export", "--target", "accumulated", "--out", "{tmp}/a.json"], "--csv"),
         (["fix", "--method", "helpers"], "--out"),

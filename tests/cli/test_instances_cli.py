@@ -44,7 +44,11 @@ def test_exports_say_what_happens_to_instances(instanced_blend, tmp_path, target
     assert "instances: 241 exported by Blender's exporter as they are (not corrected); 0 lose shear at frame" in (
         result.stdout
     )
-    assert "(collection instance: its instanced objects are not corrected)" in result.stdout
+    assert "not checked: the objects 'Spawner' instances" in result.stdout  # the instancer's own node is checked
+    assert "instances (a collection instance: written as Blender's exporter writes them, neither corrected" in (
+        result.stdout
+    )
+    assert "not checked as a node: 'Spawner'" not in result.stdout
 
 
 def test_audit_counts_instances(instanced_blend, tmp_path):

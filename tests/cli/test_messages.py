@@ -54,3 +54,40 @@ def test_export_options_of_another_target_are_refused_not_ignored(tmp_path, targ
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--jobs", "x", "argument --jobs: expected a whole number >= 1, not 'x'"),
+        ("--jobs", "0", "argument --jobs: must be 1 or more, not 0"),
+        ("--timeout", "soon", "argument --timeout: expected a number of seconds above 0, not 'soon'"),
+        ("--timeout", "-1", "argument --timeout: must be above 0 (and finite), not -1"),
+        ("--pictures", "many", "argument --pictures: expected a whole number >= 0, not 'many'"),
+    ],
+)
+def test_no_argparse_internals_in_messages(tmp_path, option, value, message):
+    """Issue 24 item 18: "invalid _positive_int value" and the like named our functions."""
+    result = run_cli("audit", tmp_path, "--out", tmp_path / "out", f"{option}={value}")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], lines
+    assert "invalid" not in lines[0] and "_positive" not in lines[0] and "int value" not in lines[0]
+
+
+@pytest.mark.parametrize("command", ["report", "export"])
+def test_a_negative_frame_range_is_taken_with_a_space(demo_dir, tmp_path, command):
+    """Issue 24 item 18: ``--frames -30:-20`` said "expected one argument"; only
+    ``--frames=-30:-20`` worked. Both spellings give the same file."""
+    extra = ["--target", "accumulated"] if command == "export" else []
+    outputs = []
+    for spelling in (["--frames", "-30:-20"], ["--frames=-30:-20"]):
+        out = tmp_path / f"out{len(outputs)}.json"
+        flag = "--out" if command == "export" else "--json"
+        result = run_cli(command, demo_dir / "demo.blend", *extra, *spelling, flag, out)
+        assert result.returncode in (0, 1), result.stderr
+        outputs.append(out.read_text())
+    assert "-30" in outputs[0] and "-20" in outputs[0]
+    assert outputs[0] == outputs[1]
+    single = run_cli("report", demo_dir / "demo.blend", "--frame", "-3", "--json", "-")
+    assert single.returncode == 0 and '"frame": -3' in single.stdout, single.stderr

@@ -67,7 +67,25 @@ def test_lines_later_win_and_cut_lines_are_skipped():
 
 def test_resume_redoes_timeouts_and_crashes_only():
     records = [_r("a"), _r("b", "error"), _r("c", "timeout"), _r("d", "crash")]
-    assert rec.done(records) == {"/lib/a": 5, "/lib/b": 5}
+    assert rec.done(records) == {"a": 5, "b": 5}
+
+
+def test_a_file_seen_through_two_mount_paths_is_one_file():
+    """Issue 24 item 6: shards audited through /mnt/a/lib and /mnt/b/lib of one folder
+    were counted twice by --merge (the records were keyed by absolute path)."""
+    one = {**_r("props/x.blend"), "path": "/mnt/a/lib/props/x.blend"}
+    two = {**_r("props/x.blend", worst_corner=2.0), "path": "/mnt/b/lib/props/x.blend"}
+    got = rec.latest([one, _r("y.blend"), two])
+    assert [r["relative"] for r in got] == ["props/x.blend", "y.blend"] and got[0]["worst_corner"] == 2.0
+    assert rec.counts(got)["files"] == 2
+
+
+def test_a_torn_last_line_is_skipped_with_what_is_glued_to_it():
+    """Issue 24 item 7: a power cut leaves the last line without its end; the next line
+    appended is glued to it. Both halves are skipped, every whole line is kept."""
+    torn = rec.line(_r("a")) + rec.line(_r("b"))[:-25]
+    text = torn + rec.line(_r("c")) + rec.line(_r("d"))
+    assert [r["relative"] for r in rec.read_lines(text)] == ["a", "d"]
 
 
 def test_summary_and_page_name_every_file(tmp_path):
@@ -83,3 +101,11 @@ def test_summary_and_page_name_every_file(tmp_path):
     page = audit_html(records, str(tmp_path))
     assert page.index("big.blend") < page.index("small.blend")
     assert "Arm &gt; Bone" in page and "&#x27;bad.blend&#x27;: not a .blend file" in page
+
+
+def test_the_page_shows_only_failures_in_red(tmp_path):
+    """The counts "0 unreadable, 0 timed out, 0 crashed" are no alarm: plain; one over 0 is red."""
+    fine = audit_html([_r("a.blend", worst_shear_deg=1.0)], str(tmp_path))
+    assert "0 unreadable, 0 timed out, 0 crashed" in fine and "class=bad" not in fine
+    crashed = audit_html([_r("a.blend"), _r("b.blend", "crash", message="signal 11")], str(tmp_path))
+    assert "0 unreadable, 0 timed out, <span class=bad>1 crashed</span>" in crashed

@@ -73,6 +73,7 @@ def test_gltf_helper_split_reads_back_exactly(tmp_path):
     assert np.allclose(node_matrix(again.nodes[0]), parent)
 
 
+@pytest.mark.writes_invalid_gltf
 def test_gltf_reader_names_what_is_wrong(tmp_path):
     bad = tmp_path / "bad.glb"
     bad.write_bytes(b"glTF\x01\x00\x00\x00\x0c\x00\x00\x00")

@@ -133,6 +133,9 @@ def test_every_frame_equals_the_single_frame_inspection(seed, negative):
         np.testing.assert_array_equal(over.lossy[k], one.lossy_local)
         np.testing.assert_array_equal(over.flagged_frames[k], one.flagged)
     assert over.flagged.any() and not over.flagged_frames.all()
+    # The worst shear over the range is the single-frame rule's at its worst frame.
+    per_frame = np.array([inspect(series.nodes_at(k), thresholds).worst_shear for k in range(len(series))])
+    np.testing.assert_allclose(over.worst_shear, per_frame.max(axis=0), atol=1e-9)
 
 
 def test_non_finite_matrix_is_named_with_its_frame():

@@ -64,7 +64,7 @@ def test_panel_sections_of_the_rotated_child(rotated_child):
     assert off["Ogre"] == off["Unreal locals"] == "1.00 m" and off["Exact glTF/FBX"] == "0 m"
     # The classic importer keeps the global without its shear: the corners of the skewed
     # square land off by its skew, with the plain FBX and the exact one alike.
-    assert off["Unreal FBX"] == off["Exact FBX, Unreal"] != "0 m"
+    assert off["Unreal FBX"] == off["Exact FBX, UE"] != "0 m"
     chain = views.chain_rows(ins, [0, 1], Units("METRIC"))
     assert [(r.name, r.depth, r.flagged) for r in chain] == [("Parent", 0, False), ("Child", 1, True)]
     assert chain[1].summary == "36.9\N{DEGREE SIGN}  1.00 m"

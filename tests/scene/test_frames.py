@@ -134,6 +134,38 @@ def test_a_node_set_that_changes_is_refused_by_name_and_the_frame_restored(
     assert scene.frame_current == 2
 
 
+@pytest.mark.parametrize(
+    "back_at, message",
+    [
+        (None, r"'Child' changes parent during the range: 'Parent' at frame 1, 'Other' at frame 4"),
+        # Reparented and put back before the last frame: still named (checked every frame
+        # while a handler runs).
+        (6, r"'Child' changes parent during the range: 'Parent' at frame 1, 'Other' at frame 4"),
+        ("none", r"'Child' changes parent during the range: 'Parent' at frame 1, no parent at frame 4"),
+    ],
+)
+def test_a_handler_that_reparents_mid_range_is_named(empty_scene, back_at, message):
+    """Issue 24 item 21: a range is analysed with its first frame's hierarchy; a frame
+    handler that reparents an object half-way made every later frame's locals wrong,
+    silently."""
+    scene = empty_scene
+    parent, child = animated_scenes.stretch_pair(scene)
+    other = bpy.data.objects.new("Other", None)
+    scene.collection.objects.link(other)
+    scene.frame_set(2)
+
+    def script(scene, *_args):
+        if scene.frame_current == 4:
+            child.parent = None if back_at == "none" else other
+        elif back_at not in (None, "none") and scene.frame_current == back_at:
+            child.parent = parent
+
+    with running(bpy.app.handlers.frame_change_pre, script):
+        with pytest.raises(SceneDataError, match=message):
+            read_frames(scene, range(1, 8))
+    assert scene.frame_current == 2
+
+
 def test_stopping_a_reader_half_way_restores_the_frame(empty_scene):
     scene = empty_scene
     animated_scenes.stretch_pair(scene)

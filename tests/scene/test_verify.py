@@ -126,3 +126,28 @@ def test_constraints_are_named_and_not_counted_as_shear(empty_scene):
     entry = next(e for e in report["nodes"] if e["name"] == "Follower")
     assert entry["evaluated_differently"] == "constraints: Copy Location"
     json.dumps(report)
+
+
+def test_an_ik_chain_is_named_in_plain_words(empty_scene):
+    """The bone with the IK constraint is named with Blender's name of it, "Inverse
+    Kinematics" (not "Ik"); the bone the chain moves without a constraint of its own says
+    why once (not "evaluated differently (evaluated differently (IK ...))")."""
+    scene = empty_scene
+    target = bpy.data.objects.new("Target", None)
+    scene.collection.objects.link(target)
+    target.location = (1.5, 0.5, 0.5)
+    arm = _rig(scene, np.random.default_rng(2))
+    ik = arm.pose.bones["tip"].constraints.new("IK")
+    ik.target, ik.chain_count = target, 2
+    arm.pose.bones["root"].constraints.new("SPLINE_IK").influence = 0.0  # acts not: not named
+    bpy.context.view_layer.update()
+    nodes = reading.read_nodes(scene.objects)
+    notes = {nodes.label(i): n for i, n in enumerate(nodes.notes) if n}
+    assert notes == {
+        "Rig > tip": "bone constraints: Inverse Kinematics",
+        "Rig > root": "IK from another bone, a driver or an add-on",
+    }
+    result = inspect(nodes)
+    warnings = [w for i in range(len(nodes)) for w in explain(result, i)]
+    assert "'Rig > root' is evaluated differently (IK from another bone, a driver or an add-on): " in " ".join(warnings)
+    assert not any("differently (evaluated" in w or "Ik" in w.split() or "Ik," in w for w in warnings), warnings

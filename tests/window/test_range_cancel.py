@@ -8,10 +8,10 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from extension_build import build_zip
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "build" / "ui-range"
@@ -33,9 +33,7 @@ def _run(cmd, env, log: Path, timeout: float) -> int:
 def test_escape_cancels_the_range_scan_and_restores_the_frame():
     if subprocess.run([str(BLENDER_SH), "--which"], cwd=REPO, capture_output=True).returncode != 0:
         pytest.fail("needs a Blender >= 4.2 binary: make test-ui provisions one", pytrace=False)
-    built = subprocess.run([sys.executable, "tools/package_extension.py", "--output-dir", "build/dist"], cwd=REPO)
-    assert built.returncode == 0
-    zip_path = next((REPO / "build" / "dist").glob("hierarchy_inspector-*.zip"))
+    zip_path = build_zip()
     shutil.rmtree(USER, ignore_errors=True)
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True)

@@ -25,13 +25,12 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pytest
+from extension_build import build_zip
 from PIL import Image
 
 REPO = Path(__file__).resolve().parents[2]
@@ -103,23 +102,10 @@ def _blender_or_fail() -> str:
     return which.stdout.strip()
 
 
-def _build_zip() -> Path:
-    built = subprocess.run(
-        [sys.executable, "tools/package_extension.py", "--output-dir", "build/dist"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-    )
-    if built.returncode != 0:
-        pytest.fail(f"building the extension zip failed:\n{built.stdout}{built.stderr}", pytrace=False)
-    manifest = tomllib.loads((REPO / "blender_manifest.toml").read_text())
-    return REPO / "build" / "dist" / f"{manifest['id']}-{manifest['version']}.zip"
-
-
 @pytest.fixture(scope="session")
 def ui() -> WindowRun:
     blender = _blender_or_fail()
-    zip_path = _build_zip()
+    zip_path = build_zip()
     shutil.rmtree(USER, ignore_errors=True)
     OUT.mkdir(parents=True, exist_ok=True)
     for name in (*SHOTS.values(), "layout.json", "error.txt", "metrics.json"):

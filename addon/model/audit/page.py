@@ -47,6 +47,12 @@ def _row(r: dict) -> str:
     return "<tr>" + "".join(cells) + "</tr>"
 
 
+def _failures(c: dict) -> str:
+    """``0 unreadable, 0 timed out, 1 crashed`` with only the counts over 0 in red."""
+    parts = [(c["error"], "unreadable"), (c["timeout"], "timed out"), (c["crash"], "crashed")]
+    return ", ".join(f"<span class=bad>{n} {what}</span>" if n else f"{n} {what}" for n, what in parts)
+
+
 def audit_html(records: list[dict], out_dir: str, pictures: int = 12, title: str = "Hierarchy audit") -> str:
     """The page as a string. ``records``: the latest record per file; pictures are read
     from ``out_dir`` (records' ``picture`` paths are relative to it) for the ``pictures``
@@ -59,7 +65,7 @@ def audit_html(records: list[dict], out_dir: str, pictures: int = 12, title: str
         f"<title>{e(title)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{e(title)}</h1>",
         f"<p>{c['files']} files: {c['ok']} inspected, <b>{c['flagged_files']}</b> with flagged nodes; "
-        f"<span class=bad>{c['error']} unreadable, {c['timeout']} timed out, {c['crash']} crashed</span>.</p>",
+        f"{_failures(c)}.</p>",
     ]
     figures = []
     for r in ranked[:pictures]:

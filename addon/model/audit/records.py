@@ -6,8 +6,12 @@ inspected, ``timeout``, ``crash``: the worker died), ``exit_code``, ``message``,
 ``seconds``, and for ``ok``: ``saved_by`` (the Blender version that saved the file),
 ``nodes``, ``objects``, ``bones``, ``instances``, ``flagged``, ``worst_node``,
 ``worst_shear_deg``, ``worst_corner`` (scene units), ``picture`` (relative to the
-output folder, or null). Later lines for the same path replace earlier ones (a resumed
-run appends).
+output folder, or null). A file is identified by its relative path (:func:`key`), not
+by its absolute path: shards audited through different mount paths of one library, and
+resumed runs, name each file once. Later lines for the same file replace earlier ones (a
+run appends as files finish, and rewrites the file with one line per file at its end).
+A folder the audit could not list is a record too (``relative`` ending in ``/``,
+``status`` ``error``).
 """
 
 from __future__ import annotations
@@ -48,7 +52,8 @@ def picture_name(relative: str) -> str:
 
 
 def read_lines(text: str) -> list[dict]:
-    """Records from JSON Lines text; a line cut short (a run stopped mid-write) is skipped."""
+    """Records from JSON Lines text; a line cut short (a run stopped mid-write, a power
+    cut: the last line without its end) is skipped, and so is anything glued to it."""
     out = []
     for line in text.splitlines():
         line = line.strip()
@@ -58,22 +63,28 @@ def read_lines(text: str) -> list[dict]:
             record = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if isinstance(record, dict) and "path" in record:
+        if isinstance(record, dict) and "path" in record and "relative" in record:
             out.append(record)
     return out
 
 
+def key(record: dict) -> str:
+    """What identifies a file across runs, shards and mount paths: its path relative to
+    the folder it was found under."""
+    return record["relative"]
+
+
 def latest(records: Iterable[dict]) -> list[dict]:
-    """The last record per path, in order of first appearance."""
-    by_path: dict[str, dict] = {}
+    """The last record per file (:func:`key`), in order of first appearance."""
+    by_key: dict[str, dict] = {}
     for record in records:
-        by_path[record["path"]] = record
-    return list(by_path.values())
+        by_key[key(record)] = record
+    return list(by_key.values())
 
 
 def done(records: Iterable[dict]) -> dict[str, int]:
-    """``path -> mtime_ns`` of files a resumed run can skip (status ok or error)."""
-    return {r["path"]: r.get("mtime_ns") for r in latest(records) if r.get("status") in FINAL}
+    """``relative path -> mtime_ns`` of files a resumed run can skip (status ok or error)."""
+    return {key(r): r.get("mtime_ns") for r in latest(records) if r.get("status") in FINAL}
 
 
 def line(record: dict) -> str:

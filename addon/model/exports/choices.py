@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .animated_gltf import within_tolerance
+
 #: Which objects an export writes: (identifier, name, description), as an enum's items.
 OBJECT_FILTERS = (
     (
@@ -144,7 +146,7 @@ def export_line(
     head = f"Wrote '{name}': {', '.join([frames_text(frames), *parts])}"
     if relative is None:
         return False, f"{head}; not read back (its reader is not installed)"
-    over = relative > tolerance
+    over = not within_tolerance(relative, tolerance)  # NaN never passes
     verdict = f"read back {'NOT exact' if over else 'exact'} ({relative:.1e}" + (
         f", over {tolerance:g})" if over else ")"
     )

@@ -17,12 +17,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from typing import NamedTuple
 
 import numpy as np
 
 from ..errors import GltfError
 from ..nodes import node_label
+from ..system import scratch
 
 
 class FbxError(NamedTuple):
@@ -43,8 +45,9 @@ request = json.loads(sys.stdin.readline() or "null")  # sent once the file is wr
 if request is None:
     os._exit(0)
 path, times, out, skin = request["path"], request["times"], request["out"], request["skinned"]
+skin = None if skin is True else set(skin or ())  # mesh names (None: every skinned mesh)
 fork_above = request["fork_above"]
-scene = ufbx.load_file(path, target_axes=ufbx.axes_right_handed_z_up, target_unit_meters=1.0)
+scene = ufbx.load_file(path, target_axes=ufbx.axes_right_handed_z_up, target_unit_meters=request["unit_meters"])
 nodes = scene.nodes
 held = [nodes[k] for k in range(len(nodes))]
 keep = [k for k, node in enumerate(held) if not node.is_root]
@@ -92,6 +95,12 @@ def trs_matrices(trs):  # (..., 10) translation, quaternion (x, y, z, w), scale 
     m[..., :3, 3] = t
     m[..., 3, 3] = 1.0
     return m
+
+
+def affine(m):  # a ufbx Matrix (columns c0..c3, named tuples) -> (4, 4)
+    out = np.eye(4)
+    out[:3] = np.array([m.c0, m.c1, m.c2, m.c3], dtype=np.float64).T
+    return out
 
 
 def transform_values(tr):
@@ -193,13 +202,13 @@ if full is None:
     full = np.array([scene_worlds(t) for t in times])
 worlds = full[:, keep]
 skinned = {}
-if skin:  # linear blend skinning of each mesh by its clusters: sum w * world(bone) @ geometry_to_bone @ v
+if skin is None or skin:  # linear blend skinning of each mesh by its clusters: sum w * world(bone) @ geometry_to_bone @ v
     index = {held[k].element_id: j for j, k in enumerate(keep)}
     for k in keep:
         node = held[k]
         mesh = node.mesh
         alive.append(mesh)
-        if mesh is None:
+        if mesh is None or (skin is not None and str(node.name) not in skin):
             continue
         deformers = mesh.skin_deformers
         alive.append(deformers)
@@ -209,32 +218,56 @@ if skin:  # linear blend skinning of each mesh by its clusters: sum w * world(bo
         alive.append(verts)
         held_verts = [verts[i] for i in range(len(verts))]
         alive.append(held_verts)
-        pos = np.array([(v.x, v.y, v.z, 1.0) for v in held_verts])
+        pos = np.array([(v.x, v.y, v.z, 1.0) for v in held_verts]).reshape(-1, 4)
         deformer = deformers[0]
         clusters = deformer.clusters
         alive += [deformer, clusters]
-        placed = np.zeros((len(times), len(pos), 3))
-        total = np.zeros(len(pos))
+        ids, ws, bones = [], [], []
         for c in range(len(clusters)):
             cluster = clusters[c]
             cluster_vertices, cluster_weights, g, bone_node = (
                 cluster.vertices, cluster.weights, cluster.geometry_to_bone, cluster.bone_node
             )
             alive += [cluster, cluster_vertices, cluster_weights, g, bone_node]
-            ids = np.array([cluster_vertices[i] for i in range(len(cluster_vertices))], dtype=np.int64)
-            w = np.array([cluster_weights[i] for i in range(len(cluster_weights))], dtype=np.float64)
-            if not len(ids):
+            if not len(cluster_vertices):
                 continue
-            c0, c1, c2, c3 = g.c0, g.c1, g.c2, g.c3
-            alive += [c0, c1, c2, c3]
-            g2b = np.array([[c0.x, c1.x, c2.x, c3.x], [c0.y, c1.y, c2.y, c3.y], [c0.z, c1.z, c2.z, c3.z], [0, 0, 0, 1]])
-            bone = worlds[:, index[bone_node.element_id]] @ g2b  # (T, 4, 4)
-            np.add.at(placed, (slice(None), ids), w[None, :, None] * np.einsum("tij,vj->tvi", bone[:, :3], pos[ids]))
-            np.add.at(total, ids, w)
-        skinned[str(node.name)] = placed / np.maximum(total, 1e-300)[None, :, None]
-np.savez(out, worlds=worlds, names=np.array(names, dtype=object), owners=np.array(owners, dtype=object),
-         parents=np.array(parents, dtype=np.int64),
-         skin_names=np.array(list(skinned), dtype=object), **{f"skin{j}": v for j, v in enumerate(skinned.values())})
+            ids.append(np.fromiter(cluster_vertices, np.int64, len(cluster_vertices)))
+            ws.append(np.fromiter(cluster_weights, np.float64, len(cluster_weights)))
+            bones.append(worlds[:, index[bone_node.element_id]] @ affine(g))  # (T, 4, 4)
+        placed = np.zeros((len(times), len(pos), 3))
+        total = np.zeros(len(pos))
+        if ids:  # every influence at once, a few frames at a time; summed per vertex in order
+            cluster = np.repeat(np.arange(len(ids)), [len(i) for i in ids])
+            ids, ws = np.concatenate(ids), np.concatenate(ws)
+            order = np.argsort(ids, kind="stable")
+            ids, ws, cluster = ids[order], ws[order], cluster[order]
+            bones = np.stack(bones, axis=1)[:, :, :3]  # (T, C, 3, 4)
+            starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+            step = max(1, 4_000_000 // (12 * len(ids)))
+            for t0 in range(0, len(times), step):
+                part = np.einsum("teij,ej->tei", bones[t0 : t0 + step, cluster], pos[ids]) * ws[None, :, None]
+                placed[t0 : t0 + step, ids[starts]] = np.add.reduceat(part, starts, axis=1)
+            total[ids[starts]] = np.add.reduceat(ws, starts)
+        placed /= np.where(total > 0, total, 1.0)[None, :, None]
+        # vertices no cluster weighs follow the mesh's node, as ufbx's own skinning and
+        # Blender's armature modifier place them
+        alone = np.flatnonzero(total <= 0)
+        if len(alone):
+            g = node.geometry_to_node
+            alive.append(g)
+            own = worlds[:, index[node.element_id]] @ affine(g)
+            placed[:, alone] = np.einsum("tij,vj->tvi", own[:, :3], pos[alone])
+        skinned[str(node.name)] = placed
+try:  # whole or not at all (a full temporary folder left a cut zip the caller could not read)
+    with open(out + ".part", "wb") as f:
+        np.savez(f, worlds=worlds, names=np.array(names, dtype=object), owners=np.array(owners, dtype=object),
+                 parents=np.array(parents, dtype=np.int64), skin_names=np.array(list(skinned), dtype=object),
+                 **{f"skin{j}": v for j, v in enumerate(skinned.values())})
+    os.replace(out + ".part", out)
+except OSError as exc:
+    sys.stderr.write(f"cannot save its result in {os.path.dirname(out)!r} ($TMPDIR): {exc.strerror}\n")
+    sys.stderr.flush()
+    os._exit(2)
 sys.stdout.flush()
 os._exit(0)
 """
@@ -257,8 +290,21 @@ class FbxRead(NamedTuple):
     parents: np.ndarray | None = None  #: (nodes,) each node's parent column, -1 under the file's root
 
     def index(self) -> dict:
-        """``(armature or '', name) -> node column``: bones under their armature, others by name."""
-        return {(owner, name): k for k, (owner, name) in enumerate(zip(self.owners, self.names, strict=True))}
+        """``(armature or '', name) -> node column``: bones under their armature, others
+        by name; a key several nodes of the file share is left out (which one stands for
+        the scene's node cannot be told: :meth:`shared`)."""
+        out: dict = {}
+        for k, key in enumerate(zip(self.owners, self.names, strict=True)):
+            out[key] = -1 if key in out else k
+        return {key: k for key, k in out.items() if k >= 0}
+
+    def shared(self) -> set:
+        """The keys of :meth:`index` that several nodes of the file share."""
+        seen: set = set()
+        twice: set = set()
+        for key in zip(self.owners, self.names, strict=True):
+            (twice if key in seen else seen).add(key)
+        return twice
 
 
 class UfbxReader:
@@ -272,7 +318,7 @@ class UfbxReader:
     orders; the result is taken from the file it saves before exiting."""
 
     def __init__(self):
-        self._folder = tempfile.TemporaryDirectory()
+        self._folder = tempfile.TemporaryDirectory(prefix=scratch.prefix("ufbx"))  # a killed run's is removed
         self._out = os.path.join(self._folder.name, "read.npz")
         self._path = ""
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # the same packages
@@ -288,17 +334,22 @@ class UfbxReader:
             env=env,
         )
 
-    def request(self, path: str, times, skinned: bool = False, fork_above: int | None = None) -> None:
-        """Read ``path`` at ``times (T,)`` seconds; ``skinned``: also place every skinned
-        mesh's vertices with the file's clusters; ``fork_above``: from how many animated
-        node-times two processes evaluate them (Linux; default :data:`FORK_ABOVE`)."""
+    def request(self, path: str, times, skinned=False, fork_above: int | None = None, unit_meters: float = 1.0) -> None:
+        """Read ``path`` at ``times (T,)`` seconds; ``skinned``: also place the vertices
+        of every skinned mesh (True) or of the meshes named (an iterable of node names)
+        with the file's clusters; ``fork_above``: from how many animated node-times two
+        processes evaluate them (Linux; default :data:`FORK_ABOVE`); ``unit_meters``: the
+        metres one unit of the result stands for (ufbx converts the file's units to it:
+        Blender's exporter writes ``scale_length`` metres per scene unit, see
+        :func:`fbx_unit_meters`)."""
         self._path = path
         message = {
             "path": path,
             "times": [float(t) for t in times],
             "out": self._out,
-            "skinned": bool(skinned),
+            "skinned": True if skinned is True else sorted(skinned or ()),
             "fork_above": FORK_ABOVE if fork_above is None else int(fork_above),
+            "unit_meters": float(unit_meters),
         }
         assert self._proc.stdin is not None
         self._proc.stdin.write(json.dumps(message) + "\n")
@@ -313,9 +364,14 @@ class UfbxReader:
                 self._proc.wait()
                 raise
             if not os.path.exists(self._out):
-                last = stderr.strip().splitlines()[-1:] or self._proc.returncode
+                last = (stderr.strip().splitlines() or [f"exit code {self._proc.returncode}"])[-1]
+                if last.startswith("cannot save its result"):  # the file was read: say where it failed
+                    raise GltfError(f"the FBX read-back (ufbx, its own process) {last}")
                 raise GltfError(f"ufbx could not read {self._path!r}: {last}")
-            data = np.load(self._out, allow_pickle=True)
+            try:
+                data = np.load(self._out, allow_pickle=True)
+            except (OSError, ValueError, zipfile.BadZipFile) as exc:
+                raise GltfError(f"the read-back of {self._path!r} is damaged ({exc})") from None
             skinned = {str(n): np.array(data[f"skin{j}"]) for j, n in enumerate(data["skin_names"])}
             return FbxRead(
                 [str(n) for n in data["names"]],
@@ -365,14 +421,17 @@ def prepare_next() -> None:
         _SPARE.append(UfbxReader())
 
 
-def read_fbx(path: str, times, skinned: bool = False, fork_above: int | None = None) -> FbxRead | None:
+def read_fbx(
+    path: str, times, skinned=False, fork_above: int | None = None, unit_meters: float = 1.0
+) -> FbxRead | None:
     """The FBX file's nodes at ``times`` seconds as ufbx evaluates them (a
-    :class:`UfbxReader`, waited for); None when ufbx is not installed."""
+    :class:`UfbxReader`, waited for; the arguments as :meth:`UfbxReader.request`);
+    None when ufbx is not installed."""
     if importlib.util.find_spec("ufbx") is None:
         return None
     reader = UfbxReader()
     try:
-        reader.request(path, times, skinned, fork_above)
+        reader.request(path, times, skinned, fork_above, unit_meters)
         return reader.result()
     finally:
         reader.close()
@@ -385,21 +444,44 @@ def fbx_worlds(path: str, times) -> tuple[list[str], np.ndarray] | None:
     return None if read is None else (read.names, read.worlds)
 
 
-def compare(read: FbxRead, keys, world: np.ndarray, skip=frozenset()) -> FbxError:
+def compare(read: FbxRead, keys, world: np.ndarray, skip=frozenset(), turns: dict | None = None) -> FbxError:
     """The file's nodes as read against Blender's ``world (T, N, 4, 4)`` at the same
     times: objects by name, bones by name under their armature. Scene nodes in ``skip``
-    and nodes the file lacks are left out."""
+    and nodes the file lacks are left out. ``turns``: scene node index -> the constant
+    rotation ``(3, 3)`` Blender's exporter puts after that node's own (cameras:
+    :data:`.euler_pole.CAMERA_TURN`, lights: :data:`.euler_pole.LIGHT_TURN`; their
+    children are written without it), so the file's node is ``world @ turn`` there.
+    A non-finite difference (NaN, infinity) stays non-finite in every field."""
     index = read.index()
     column = {i: index.get((obj, bone) if bone else ("", obj)) for i, (obj, bone) in enumerate(keys) if i not in skip}
     checked = np.array([i for i, k in column.items() if k is not None], dtype=np.int64)
     if not len(checked):
         return FbxError(0.0, 0.0, {}, 0)
     cols = np.array([column[int(i)] for i in checked], dtype=np.int64)
-    diff = np.abs(read.worlds[:, cols] - world[:, checked]).max(axis=(0, -2, -1))  # (M,)
+    expected = np.array(world[:, checked], dtype=np.float64)
+    if turns:
+        turn = np.broadcast_to(np.eye(3), (len(checked), 3, 3)).copy()
+        for m, i in enumerate(checked.tolist()):
+            if i in turns:
+                turn[m] = turns[i]
+        expected[..., :3] = np.einsum("tmij,mjk->tmik", expected[..., :3], turn)
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN, reported as such
+        diff = np.abs(read.worlds[:, cols] - expected).max(axis=(-2, -1))  # (T, M)
+    diff = np.where(np.isnan(diff).any(axis=0), np.nan, diff.max(axis=0))  # (M,): NaN wins over numbers
     per_node = {node_label(*keys[int(i)]): float(d) for i, d in zip(checked, diff, strict=True)}
-    worst = float(diff.max())
-    scale = max(1.0, float(np.abs(world[:, checked]).max()))
-    return FbxError(worst / scale, worst, per_node, len(checked))
+    worst = float(np.nan if np.isnan(diff).any() else diff.max())
+    scale = float(np.abs(expected).max())
+    relative = worst / max(1.0, scale) if np.isfinite(scale) else np.nan
+    return FbxError(relative, worst, per_node, len(checked))
+
+
+def fbx_unit_meters(scale_length: float, unit_system: str, apply_unit_scale: bool, global_scale: float) -> float:
+    """Metres per scene unit in a file Blender's FBX exporter wrote: the scene's
+    ``unit_settings.scale_length`` (unless its unit system is 'NONE' or the exporter's
+    Apply Unit is off) times the exporter's Scale, for every Apply Scalings choice (they
+    move the factor between the nodes and the file's UnitScaleFactor, never change it)."""
+    unit = scale_length if apply_unit_scale and unit_system != "NONE" else 1.0
+    return float(unit * global_scale)
 
 
 def fbx_error(path: str, keys, world: np.ndarray, times, skip=frozenset()) -> FbxError | None:

@@ -278,17 +278,37 @@ def drop_channels(gltf: Gltf, nodes: int | set[int], animation: int | None = Non
         ]
 
 
+#: A channel whose values over the keys span at most this times max(1, its largest
+#: value) is written as one key (the middle of the span): two single-precision
+#: epsilons, below what the file's float32 keys hold anyway.
+STILL = 2.0 * float(np.finfo(np.float32).eps)
+
+
+def still_value(values: np.ndarray) -> np.ndarray | None:
+    """The one value ``values (K, C)`` stay at over the keys (the middle of their span,
+    ``(C,)``) when they span at most :data:`STILL` of max(1, the largest); else None."""
+    values = np.asarray(values, dtype=np.float64)
+    low, high = values.min(axis=0), values.max(axis=0)
+    if not np.all(high - low <= STILL * max(1.0, float(np.abs(values).max()))):
+        return None
+    return (low + high) / 2.0
+
+
 def add_channels(
     gltf: Gltf,
     node: int,
     times_accessor: int,
     trs: core.TRS,
     animation: int,
+    one_key: list | None = None,
 ) -> None:
     """Animate ``node`` in animation ``animation`` with LINEAR channels of ``trs (K,)``
     at the key times of ``times_accessor`` (rotations written ``x, y, z, w``). The
     caller has dropped the node's own channels first (:func:`drop_channels`, for many
-    nodes at once)."""
+    nodes at once). With ``one_key`` (a list the caller keeps for the file: ``[time
+    accessor of one key]`` once made, empty before), a channel that stays put over the
+    keys (:func:`still_value`) gets that one key instead of K: a helper that does not
+    move, a node whose shear is constant."""
     anim = gltf.doc["animations"][animation]
     anim.setdefault("samplers", [])
     anim.setdefault("channels", [])
@@ -297,6 +317,15 @@ def add_channels(
         ("rotation", trs.rotation[..., [1, 2, 3, 0]]),
         ("scale", trs.scale),
     ):
+        times = times_accessor
+        still = still_value(values) if one_key is not None and len(values) > 1 else None
+        if still is not None and one_key is not None:
+            if path == "rotation":
+                still = still / np.linalg.norm(still)
+            if not one_key:
+                first = read_accessor(gltf, times_accessor)[:1]
+                one_key.append(append_accessor(gltf, first, with_bounds=True))
+            times, values = one_key[0], still[None]
         out = append_accessor(gltf, values)
-        anim["samplers"].append({"input": times_accessor, "output": out, "interpolation": "LINEAR"})
+        anim["samplers"].append({"input": times, "output": out, "interpolation": "LINEAR"})
         anim["channels"].append({"sampler": len(anim["samplers"]) - 1, "target": {"node": node, "path": path}})

@@ -34,21 +34,89 @@ def gltf_node_index(gltf: Gltf, inspection: Inspection) -> dict[int, int]:
     return node_index(gltf, inspection.nodes.keys)
 
 
-def node_index(gltf: Gltf, keys: list[tuple[str, str]]) -> dict[int, int]:
+def node_index(gltf: Gltf, keys: list[tuple[str, str]], parents=None) -> dict[int, int]:
     """Scene node index -> glTF node index for node ``keys`` ``(object, bone)``:
-    objects by name, bones as their skin's joints."""
-    joints = gltf.joints()
-    joint_nodes = set(joints.values())
-    by_name: dict[str, int] = {}
+    objects by name, bones as joints of their armature's skin.
+
+    A name several object nodes of the file share (a collection instance: the exporter
+    writes each instanced object again, under the instancer) is told apart by the
+    parent: the file node whose parent is the node of the scene node's parent (a root
+    for a root), given ``parents (N,)`` (scene node index of each key's parent, -1:
+    none); without them, or when that does not decide, the node is left out
+    (:func:`shared_names` names them). Bones: the joints of the skin whose joints hang
+    under their armature's node (skins of instanced copies share the armature's name)."""
+    file_parents = gltf.parents()
+    skins = gltf.doc.get("skins", [])
+    joint_nodes = {j for skin in skins for j in skin.get("joints", [])}
+    by_name: dict[str, list[int]] = {}
     for k, node in enumerate(gltf.nodes):
         if k not in joint_nodes:  # an object may share a bone's name
-            by_name.setdefault(node.get("name", ""), k)
-    out = {}
-    for i, (obj, bone) in enumerate(keys):
-        j = joints.get((obj, bone)) if bone else by_name.get(obj)
-        if j is not None:
-            out[i] = j
+            by_name.setdefault(node.get("name", ""), []).append(k)
+    out: dict[int, int] = {}
+    objects = [i for i, (_obj, bone) in enumerate(keys) if not bone]
+    waiting = []
+    for i in objects:
+        found = by_name.get(keys[i][0], [])
+        if len(found) == 1:
+            out[i] = found[0]
+        elif found and parents is not None:
+            waiting.append(i)
+    armatures = _skin_armatures(gltf, skins, file_parents)
+    while waiting:  # the shared names, parents first: as many passes as the hierarchy is deep
+        placed = False
+        for i in list(waiting):
+            p = int(parents[i])
+            if p >= 0 and keys[p][1]:  # parented to a bone: its joint is needed first
+                _joints_of(gltf, keys, keys[p][0], out, armatures, skins)
+            if p >= 0 and p not in out:
+                continue
+            parent_node = out[p] if p >= 0 else -1
+            match = [k for k in by_name[keys[i][0]] if file_parents[k] == parent_node]
+            waiting.remove(i)
+            placed = True
+            if len(match) == 1:
+                out[i] = match[0]
+        if not placed:
+            break
+    for obj in {obj for obj, bone in keys if bone}:
+        _joints_of(gltf, keys, obj, out, armatures, skins)
     return out
+
+
+def _skin_armatures(gltf: Gltf, skins: list, file_parents: np.ndarray) -> list[int]:
+    """Per skin, the node its joints hang under (the armature's; -1: none found)."""
+    out = []
+    for skin in skins:
+        joints = set(skin.get("joints", []))
+        tops = {int(file_parents[j]) for j in joints if file_parents[j] not in joints}
+        out.append(tops.pop() if len(tops) == 1 else -1)
+    return out
+
+
+def _joints_of(gltf: Gltf, keys, armature: str, out: dict, armatures: list[int], skins: list) -> None:
+    """Map the bones of ``armature`` among ``keys`` (into ``out``) to the joints of its
+    skin: the skin under the armature's node when that node is mapped, else the only
+    skin of that name."""
+    at = next((i for i, (obj, bone) in enumerate(keys) if obj == armature and not bone), None)
+    node = out.get(at, -2) if at is not None else -2
+    chosen = [s for s, a in enumerate(armatures) if a == node]
+    if not chosen:
+        chosen = [s for s, skin in enumerate(skins) if skin.get("name", "") == armature]
+    if len(chosen) != 1:
+        return
+    joints = {gltf.nodes[j].get("name", ""): j for j in skins[chosen[0]].get("joints", [])}
+    for i, (obj, bone) in enumerate(keys):
+        if obj == armature and bone and bone in joints:
+            out[i] = joints[bone]
+
+
+def shared_names(gltf: Gltf, keys: list[tuple[str, str]], index: dict[int, int]) -> list[str]:
+    """The scene objects of ``keys`` left out of ``index`` (:func:`node_index`) because
+    several nodes of the file bear their name."""
+    count: dict[str, int] = {}
+    for node in gltf.nodes:
+        count[node.get("name", "")] = count.get(node.get("name", ""), 0) + 1
+    return [obj for i, (obj, bone) in enumerate(keys) if not bone and i not in index and count.get(obj, 0) > 1]
 
 
 def add_joint_helpers(gltf: Gltf, inspection: Inspection, conversion: np.ndarray) -> list[str]:

@@ -18,6 +18,7 @@ caller's ``sys.path``: usd-core comes from the project's environment (pip's
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import json
 import os
@@ -25,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,6 +34,7 @@ import numpy as np
 
 from ..errors import ExportError
 from ..nodes import node_label
+from ..system import scratch
 from .animated_gltf import FrameError
 from .usd_plan import JOINT_TOLERANCE, OBJECT_TOLERANCE, POINT_TOLERANCE, PointError, matrix_error, point_error
 
@@ -75,11 +78,27 @@ class UsdRead(NamedTuple):
     #: ``armature``, ``helpers`` and ``reparented`` bone names, ``unmatched`` joint paths)
 
 
+def _save(path: str, arrays: dict) -> str:
+    """``np.savez(path, **arrays)``; the OS's reason when it fails ("" when it does
+    not). A failed save's zip file complains once more when it is collected: silenced."""
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda _unraisable: None
+    failed = ""
+    try:
+        np.savez(path, **arrays)
+    except OSError as exc:
+        failed = exc.strerror or type(exc).__name__
+    finally:
+        gc.collect()  # the zip file, held by the exception's frames, goes now
+        sys.unraisablehook = hook
+    return failed
+
+
 class UsdWorker:
     """The usd-core process of one export (see the module docstring)."""
 
     def __init__(self):
-        self._folder = tempfile.TemporaryDirectory()
+        self._folder = tempfile.TemporaryDirectory(prefix=scratch.prefix("usd"))  # a killed run's is removed
         self._out = os.path.join(self._folder.name, "read.npz")
         self._data = os.path.join(self._folder.name, "scene.npz")
         self._path = ""
@@ -99,7 +118,11 @@ class UsdWorker:
         ``object_world``, ``skinned``, ``arm_names``, ``bones_<a>``, ``bone_parents_<a>``,
         ``pose_<a>``)."""
         self._path = path
-        np.savez(self._data, **scene)
+        failed = _save(self._data, scene)
+        if failed:  # not the output's fault: the temporary folder's
+            raise ExportError(
+                f"the USD read-back cannot save Blender's side in {self._folder.name!r} ($TMPDIR): {failed}"
+            )
         message = {"path": path, "data": self._data, "out": self._out, "fix": bool(fix), "shear_deg": shear_deg}
         assert self._proc.stdin is not None
         self._proc.stdin.write(json.dumps(message) + "\n")
@@ -116,7 +139,10 @@ class UsdWorker:
             if self._proc.returncode != 0 or not os.path.exists(self._out):
                 last = stderr.strip().splitlines()[-1:] or [f"exit code {self._proc.returncode}"]
                 raise ExportError(f"usd-core could not correct and read {self._path!r}: {last[0]}")
-            data = np.load(self._out, allow_pickle=True)
+            try:
+                data = np.load(self._out, allow_pickle=True)
+            except (OSError, ValueError, zipfile.BadZipFile) as exc:
+                raise ExportError(f"the read-back of {self._path!r} is damaged ({exc})") from None
             joints = {
                 str(name): (np.array(data[f"joint_bones_{s}"]), np.array(data[f"joint_world_{s}"]))
                 for s, name in enumerate(data["skeletons"])

@@ -144,6 +144,13 @@ class OverFrames:
         return self._max(self.rows["local_shear"])
 
     @cached_property
+    def worst_shear(self) -> np.ndarray:
+        """``(N,)`` degrees over the range: :attr:`.inspection.Inspection.worst_shear` at
+        every frame (world shear, or the local shear where it is lossy), its maximum."""
+        r = self.rows
+        return self._max(np.maximum(r["shear"], np.where(r["lossy"], r["local_shear"], 0.0)))
+
+    @cached_property
     def corner_max(self) -> np.ndarray:
         return self._max(self._row_corner)
 

@@ -66,6 +66,10 @@ class RangeResults:
             out["dynamics"] = self.dynamics.entry(j)
         return out
 
+    def worst_shear(self, indices) -> np.ndarray:
+        """:attr:`.over_frames.OverFrames.worst_shear` of the report's nodes ``indices``."""
+        return self.over.worst_shear[self.position[np.asarray(indices, dtype=np.int64)]]
+
     def frames_entry(self, order) -> dict:
         """The top-level ``frames`` object: the range and its summary over ``order``."""
         return {**self.frame_range.as_dict(), **self.over.summary(self.position[np.asarray(order, dtype=np.int64)])}

@@ -45,7 +45,8 @@ from ...model.timeline import FrameSeries
 from ..edits.editing import OBJECT_CHANNELS, Parenting, put_back, set_saved, to_blender
 from ..frames import read_frames
 from . import fbx_bones
-from .fbx_export import EXPORTED_TYPES, _key, _mute_transform, export_fbx, written_frames
+from .fbx_export import _key, _mute_transform, export_fbx, turns_of, unit_meters
+from .fbx_pole import EXPORTED_TYPES
 from .gltf_hook import THROUGH_JOINTS, engine_ignored
 from .scope import deform_kept, exported_objects
 
@@ -204,7 +205,12 @@ def write_fbx_accumulated(
 
 
 def _write(
-    scene, out: str, frame_range: FrameRange | None, reader, choice: ExportChoice, axes: FbxAxes
+    scene,
+    out: str,
+    frame_range: FrameRange | None,
+    reader,
+    choice: ExportChoice = EVERYTHING,
+    axes: FbxAxes = BLENDER_AXES,
 ) -> AccumulatedFbxResult:
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -238,8 +244,8 @@ def _write(
             t2 = time.perf_counter()
             export_fbx(tmp, frame_range, {**choice.fbx(), **axes.fbx()})
             seconds["blender_export"] = time.perf_counter() - t2
-            if reader is not None:
-                reader.request(tmp, times)
+            if reader is not None:  # read in the scene's units (its Unit Scale)
+                reader.request(tmp, times, unit_meters=unit_meters(scene))
         finally:
             if bone_edits is not None:
                 fbx_bones.restore(bone_edits)
@@ -256,24 +262,28 @@ def _write(
     if "failed" in checked:
         raise checked["failed"]
     corrected = {*written, *bone_cols}
-    error, skew = _check(checked.get("read"), series, local, corrected)
+    error, skew = _check(checked.get("read"), series, local, corrected, turns_of(series.keys))
     not_checked = [(name, THROUGH_JOINTS) for name in sorted(skinned)]
     return AccumulatedFbxResult(error, skew, frames, len(corrected), not_corrected, not_checked, seconds)
 
 
-def _check(read, series: FrameSeries, local: core.TRS, corrected: set) -> tuple[FbxError | None, dict]:
+def _check(
+    read, series: FrameSeries, local: core.TRS, corrected: set, turns: dict | None = None
+) -> tuple[FbxError | None, dict]:
     """The file as an accumulating engine reads it (both paths, at every exported frame)
     against the accumulation of ``local`` (what the file must hold: relative error over
     max(1, the largest entry)), and each node's largest corner distance from Blender's
-    world (its skew, which no TRS holds), for the ``corrected`` nodes the file has."""
+    world (its skew, which no TRS holds), for the ``corrected`` nodes the file has.
+    ``turns``: node -> the rotation Blender's exporter puts after a camera's or a
+    light's own (:func:`.fbx_export.turns_of`), on the expected matrix."""
     if read is None:
         return None, {}
     t_count, n = series.world.shape[:2]
     tiled = core.Hierarchy(series.parents).tile(t_count)
     flat = core.TRS(local.translation.reshape(-1, 3), local.rotation.reshape(-1, 4), local.scale.reshape(-1, 3))
-    turn = written_frames(series.keys)  # lights' and cameras' own frames, turned by the exporter
-    expected = tiled.accumulate(flat).to_matrix().reshape(t_count, n, 4, 4) @ turn
-    blender = series.world @ turn
+    expected = tiled.accumulate(flat).to_matrix().reshape(t_count, n, 4, 4)
+    for i, turn in (turns or {}).items():
+        expected[:, i, :, :3] = expected[:, i, :, :3] @ turn
     column = read.index()
     nodes = sorted(i for i in corrected if column.get(_file_key(series.keys[i])) is not None)
     if not nodes:
@@ -287,7 +297,7 @@ def _check(read, series: FrameSeries, local: core.TRS, corrected: set) -> tuple[
         for world in shown.values():
             worst = np.maximum(worst, np.abs(world[cols] - expected[t, nodes]).max(axis=(1, 2)))
         lo, hi = series.box_min[t, nodes], series.box_max[t, nodes]
-        skew = np.maximum(skew, core.box_corner_distance(blender[t, nodes], shown[ACCUMULATED][cols], lo, hi))
+        skew = np.maximum(skew, core.box_corner_distance(series.world[t, nodes], shown[ACCUMULATED][cols], lo, hi))
     labels = [node_label(*series.keys[i]) for i in nodes]
     scale = max(1.0, float(np.abs(expected[:, nodes]).max()))
     error = FbxError(

@@ -380,12 +380,20 @@ LOCAL_SPACES = ("LOCAL", "LOCAL_WITH_PARENT", "LOCAL_OWNER_ORIENT")
 def constraint_readers(rig, split: set[str]) -> list[tuple[str, str]]:
     """``(label, why)`` for the bones of ``rig`` that keep their constraints in the
     export-ready copy (they get no helper) but whose constraints read a bone of
-    ``split`` in a local space, or run an IK chain through it: that bone is rebuilt in
-    the copy as a helper bone and keys (the same world matrix, another local one and
-    another chain), so what such a constraint computes there is not what Blender
-    computes in the scene. One entry per bone (its first such constraint). Constraints
-    that read their targets in world or pose space (Armature, Copy Transforms in world
-    space, a custom space) see the same matrices in the copy: not listed."""
+    ``split`` in a local space, or run an IK chain through it (:func:`reader_pairs`)."""
+    return [(f"{rig.name} > {reader}", why) for reader, _bone, why in reader_pairs(rig, split)]
+
+
+def reader_pairs(rig, split: set[str]) -> list[tuple[str, str, str]]:
+    """``(reader, bone, why)`` for the bones of ``rig`` that keep their constraints in
+    the export-ready copy (they get no helper) but whose constraints read the bone
+    ``bone`` of ``split`` in a local space, or run an IK chain through it: that bone is
+    rebuilt in the copy as a helper bone and keys (the same world matrix, another local
+    one and another chain), so what such a constraint computes there is not what
+    Blender computes in the scene. One entry per bone (its first such constraint).
+    Constraints that read their targets in world or pose space (Armature, Copy
+    Transforms in world space, a custom space) see the same matrices in the copy: not
+    listed."""
     out = []
     for pb in rig.pose.bones:
         if pb.name in split:
@@ -396,10 +404,7 @@ def constraint_readers(rig, split: set[str]) -> list[tuple[str, str]]:
             sub = getattr(con, "subtarget", "") if getattr(con, "target", None) == rig else ""
             if sub in split and getattr(con, "target_space", "WORLD") in LOCAL_SPACES:
                 out.append(
-                    (
-                        f"{rig.name} > {pb.name}",
-                        f"constraint '{con.name}' reads '{sub}' in local space, which gets a helper bone",
-                    )
+                    (pb.name, sub, f"constraint '{con.name}' reads '{sub}' in local space, which gets a helper bone")
                 )
                 break
             if con.type == "IK":
@@ -410,13 +415,26 @@ def constraint_readers(rig, split: set[str]) -> list[tuple[str, str]]:
                     bone = bone.parent
                 hit = next((b for b in chain if b in split), None)
                 if hit:
-                    out.append(
-                        (
-                            f"{rig.name} > {pb.name}",
-                            f"IK constraint '{con.name}' spans '{hit}', which gets a helper bone",
-                        )
-                    )
+                    out.append((pb.name, hit, f"IK constraint '{con.name}' spans '{hit}', which gets a helper bone"))
                     break
+    return out
+
+
+def ik_chains(rig, names) -> dict[str, list[str]]:
+    """Bone name -> the bones its IK and Spline IK constraints pose (the chain above
+    it, ``chain_count`` long; 0: up to the root), for the bones ``names`` of ``rig``."""
+    out: dict[str, list[str]] = {}
+    for name in names:
+        pb = rig.pose.bones[name]
+        for con in pb.constraints:
+            if con.type not in ("IK", "SPLINE_IK") or con.mute or not getattr(con, "enabled", True):
+                continue
+            chain: list[str] = []
+            bone = pb.parent
+            while bone is not None and (con.chain_count == 0 or len(chain) < con.chain_count - 1):
+                chain.append(bone.name)
+                bone = bone.parent
+            out.setdefault(name, []).extend(chain)
     return out
 
 

@@ -29,23 +29,38 @@ and objects and bones whose constraints read a node that gets a helper in a loca
 helper and keys, so the constraint computes something else there; the read-back shows
 by how much, and the command exits 1 when it is over the tolerance). Collection
 instances are written by Blender's exporter as they are (``FbxResult.not_checked``).
+
+The copy's plan (nodes split, constraint readers, IK chains) is :mod:`.fbx_plan`; the
+Euler-pole helpers :mod:`.fbx_pole`. When the file misses the tolerance, Blender's plain
+export is read back as well and the helpers that made a node worse than it are left
+out (:mod:`...model.exports.verdicts.plain`); skinned meshes are checked by their
+vertices (:mod:`.skinned`).
 """
 
 from __future__ import annotations
 
+import os
 import time
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import bpy
 import numpy as np
 
 from .... import core
 from ...model.errors import ExportError, InspectorError
-from ...model.exports.animated_gltf import CHECK_TOLERANCE, needs_split, parent_inverses
-from ...model.exports.animated_split import continuous_split
+from ...model.exports.animated_gltf import (
+    CHECK_TOLERANCE,
+    check_scale,
+    needs_split,
+    parent_inverses,
+    subtree_extent,
+    within_tolerance,
+)
 from ...model.exports.choices import BLENDER_AXES, EVERYTHING, ExportChoice, FbxAxes
-from ...model.exports.euler_pole import CAMERA_TURN, LIGHT_TURN, pole_turns, turned
-from ...model.exports.fbx_check import FbxError, compare, prepare_next, start_reader
+from ...model.exports.euler_pole import CAMERA_TURN, LIGHT_TURN
+from ...model.exports.fbx_check import FbxError, compare, fbx_unit_meters, prepare_next, read_fbx, start_reader
+from ...model.exports.verdicts.plain import helpers_to_drop, with_chain_owners, worse_nodes
+from ...model.exports.verdicts.skinned import SkinCheck
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with
@@ -56,7 +71,6 @@ from ..edits.editing import (
     DEFORMING_PARENTS,
     OBJECT_CHANNELS,
     Parenting,
-    as_np,
     parent_matrix,
     put_back,
     set_saved,
@@ -64,8 +78,11 @@ from ..edits.editing import (
 )
 from ..frames import read_frames, timeline_range
 from . import fbx_bones
+from .fbx_plan import Plan, plan_copy, worse_reason
+from .fbx_pole import Turn, fbx_global, link_beside, off_pole, turn, unturn
 from .gltf_hook import THROUGH_JOINTS, engine_ignored
 from .scope import deform_kept, exported_objects
+from .skinned import EvaluatedVertices, check_fbx, deformed_meshes
 
 
 class FbxResult(NamedTuple):
@@ -76,6 +93,9 @@ class FbxResult(NamedTuple):
     not_corrected: list  #: (label, why) nodes whose local shear the file drops
     not_checked: list  #: (name, why): meshes checked through their joints, collection instances not corrected
     seconds: dict
+    skins: SkinCheck | None = None  #: the skinned meshes' vertices as the file's clusters place them
+    plain: FbxError | None = None  #: Blender's plain export read back (when the file missed the tolerance)
+    worse_than_plain: dict = {}  #: label -> (this file's error, the plain file's): nodes still worse
 
 
 class _Edit(NamedTuple):
@@ -131,7 +151,7 @@ def _apply(
             changed: list = []
             edits.append(_Edit(obj, helper, Parenting.save(obj), obj.rotation_mode, action, had, channels, changed))
             _mute_transform(obj, changed)
-            _link_beside(scene, obj, helper)
+            link_beside(scene, obj, helper)
             if selected:
                 helper.select_set(True)
             if obj.parent is not None:
@@ -167,17 +187,6 @@ def _mute_transform(obj, changed: list) -> None:
         setattr(obj, name, value)
 
 
-def _link_beside(scene, obj, helper) -> None:
-    """Link ``helper`` into ``obj``'s collections (the scene's when it has none) and give
-    it ``obj``'s parent, parent type and parent bone: the place a helper above ``obj``
-    takes."""
-    for coll in list(obj.users_collection) or [scene.collection]:
-        coll.objects.link(helper)
-    helper.parent, helper.parent_type = obj.parent, obj.parent_type
-    if obj.parent_type == "BONE":
-        helper.parent_bone = obj.parent_bone
-
-
 def _undo(edits: list[_Edit]) -> None:
     for e in reversed(edits):
         obj = e.obj
@@ -201,16 +210,47 @@ def _undo(edits: list[_Edit]) -> None:
         bpy.context.view_layer.update()
 
 
+#: The exporter's unit settings (its defaults, said here so that the read-back knows
+#: them): Apply Unit on, Scale 1 (:func:`unit_meters`).
+APPLY_UNIT_SCALE = True
+GLOBAL_SCALE = 1.0
+
+
+def unit_meters(scene) -> float:
+    """Metres per scene unit in the files :func:`export_fbx` writes (the scene's unit
+    scale, :func:`..model.exports.fbx_check.fbx_unit_meters`): the read-back converts
+    the file back to scene units with it."""
+    units = scene.unit_settings
+    return fbx_unit_meters(units.scale_length, units.system, APPLY_UNIT_SCALE, GLOBAL_SCALE)
+
+
+def turns_of(keys) -> dict[int, np.ndarray]:
+    """Scene node index -> the turn Blender's FBX exporter puts after the node's own
+    rotation, for the cameras and lights among ``keys`` (``(object, bone)``)."""
+    objects = bpy.data.objects
+    out: dict[int, np.ndarray] = {}
+    for i, (name, bone) in enumerate(keys):
+        obj = None if bone else objects.get(name)
+        if obj is not None and obj.type in ("CAMERA", "LIGHT"):
+            out[i] = CAMERA_TURN if obj.type == "CAMERA" else LIGHT_TURN
+    return out
+
+
 def export_fbx(filepath: str, frame_range: FrameRange | None, options: dict | None = None) -> None:
     """Blender's FBX exporter; with ``frame_range`` the scene's timeline baked at every
-    frame of it (no simplification), else the current frame's pose; ``options``: more
-    of the exporter's options (which objects and bones, axes, scale). The scene's range
-    and frame are restored."""
-    with timeline_range(bpy.context.scene, frame_range):
+    frame of it (no simplification), else the current frame's pose; a range of one
+    frame is that frame's pose; ``options``: more of the exporter's options (which
+    objects and bones, axes, Apply Scalings). The scene's range and frame are restored."""
+    scene = bpy.context.scene
+    with timeline_range(scene, frame_range):
+        if frame_range is not None and frame_range.start == frame_range.end:
+            scene.frame_set(frame_range.start)  # one frame: the exporter writes the pose it is on
         run_exporter(
             "FBX",
             bpy.ops.export_scene.fbx,
             filepath=filepath,
+            apply_unit_scale=APPLY_UNIT_SCALE,
+            global_scale=GLOBAL_SCALE,
             bake_anim=frame_range is not None,
             bake_anim_step=float(frame_range.step if frame_range else 1),
             bake_anim_simplify_factor=0.0,
@@ -240,7 +280,7 @@ def write_fbx(
     split are written as Blender writes them, also near the Euler pole (the file keeps
     the scene's hierarchy there; the read-back shows what that costs). ``choice``: which
     objects and bones the file holds (only those are read, corrected and compared);
-    ``axes``: the file's axes and scale (the read-back converts them back)."""
+    ``axes``: its axes and Apply Scalings (the read-back converts them back)."""
     check_writable(out)
     if scene != bpy.context.scene:
         raise ExportError(f"scene '{scene.name}' is not the current scene: Blender's exporter writes the current one")
@@ -261,8 +301,8 @@ def _write_fbx(
     thresholds: Thresholds,
     reader,
     pole_helpers: bool,
-    choice: ExportChoice,
-    axes: FbxAxes,
+    choice: ExportChoice = EVERYTHING,
+    axes: FbxAxes = BLENDER_AXES,
 ) -> FbxResult:
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -272,29 +312,31 @@ def _write_fbx(
     else:
         frames_read = frames
     objects = None if choice.objects == "ALL" else exported_objects(scene, choice)
-    series = read_frames(scene, frames_read, objects=objects)
+    in_file = None if objects is None else {obj.name for obj in objects}
+    meshes = [obj for obj in deformed_meshes(scene) if in_file is None or obj.name in in_file]
+    vertices = EvaluatedVertices(meshes, len(frames_read))
+    series = read_frames(scene, frames_read, objects=objects, each_frame=vertices.read if vertices.objects else None)
     keep = [frames_read.index(f) for f in frames]
     world = series.world
     parent_world, inverse, _singular = parent_inverses(world, series.parents)
     local = (inverse @ world)[keep]
-    needs = needs_split(local, parent_world[keep], thresholds)
+    extent = subtree_extent(world[keep], series.parents)
+    needs = needs_split(local, parent_world[keep], thresholds, extent, check_scale(world[keep]))
     skinned, not_checked = engine_ignored(scene)
     split: list[int] = []
-    bones: dict[str, list[tuple[str, int]]] = {}
     not_corrected: list[tuple[str, str]] = []
-    in_file = deform_kept(series.keys) if choice.deform_only else None
+    bones_in_file = deform_kept(series.keys) if choice.deform_only else None
     for i in np.flatnonzero(needs):
         obj_name, bone = series.keys[i]
         label = node_label(obj_name, bone)
         obj = bpy.data.objects.get(obj_name)
-        if bone and in_file is not None and (obj_name, bone) not in in_file:
+        if bone and bones_in_file is not None and (obj_name, bone) not in bones_in_file:
             continue  # not in the file (deform bones only)
         if bone:
             why = fbx_bones.editable(obj, bpy.context.view_layer) if obj is not None else "missing"
             if why:
                 not_corrected.append((label, why))
             else:
-                bones.setdefault(obj_name, []).append((bone, len(split)))
                 split.append(int(i))
         elif obj_name in skinned or (
             obj is not None and obj.parent_type in DEFORMING_PARENTS and obj.type in DEFORMABLE
@@ -306,247 +348,106 @@ def _write_fbx(
             not_corrected.append((label, "rigid body (the simulation places it): left as it is"))
         else:
             split.append(int(i))
-    for rig_name, rig_bones in bones.items():  # constraints that would read the copy's rebuilt bones
-        not_corrected += fbx_bones.constraint_readers(bpy.data.objects[rig_name], {b for b, _k in rig_bones})
-    not_corrected += _object_readers(scene, {series.keys[i][0] for i in split if not series.keys[i][1]})
-    outer, inner = continuous_split(local[:, split], small_inner=True)  # away from Euler gimbal lock
-    objects = [k for k, i in enumerate(split) if not series.keys[i][1]]
-    split_objects = [split[k] for k in objects]
     global_turn = fbx_global(axes)
-    before, after = _written_turns([bpy.data.objects[series.keys[i][0]] for i in split_objects], global_turn)
-    outer_objects, inner_objects = turned(outer[:, objects], inner[:, objects], before, after)
     pole, pole_turn = (
-        _off_pole(series, world[keep], local, needs, skinned, global_turn)
-        if pole_helpers
-        else ([], np.zeros((0, 3, 3)))
+        off_pole(series, world[keep], local, needs, skinned, global_turn) if pole_helpers else ([], np.zeros((0, 3, 3)))
     )
+    options = {**choice.fbx(), **axes.fbx()}
+    selected = choice.objects == "SELECTED"
     seconds["prepare"] = time.perf_counter() - t0
 
     skip = {i for i, (obj, bone) in enumerate(series.keys) if not bone and obj in skinned}
     times = np.asarray(frames, dtype=np.float64) / series.fps
+    turns = turns_of(series.keys)
+    scale = check_scale(world[keep])
     checked: dict = {}
 
-    def write(tmp: str) -> None:
+    def attempt(tmp: str, plan: Plan, reader) -> None:
+        """The copy made for ``plan``, exported to ``tmp`` and read back (into ``checked``)."""
         t1 = time.perf_counter()
-        selected = choice.objects == "SELECTED"
-        edits = _apply(scene, series, frames, split_objects, outer_objects, inner_objects, selected)
-        turns: list[_Turn] = []
+        edits = _apply(scene, series, frames, plan.objects, plan.outer_objects, plan.inner_objects, selected)
+        turned_edits: list[Turn] = []
         try:
-            turns = _turn(scene, [bpy.data.objects[series.keys[i][0]] for i in pole], pole_turn, selected)
-            bone_edits = fbx_bones.apply(scene, bones, frames, outer, inner) if bones else None
+            turned_edits = turn(scene, [bpy.data.objects[series.keys[i][0]] for i in pole], pole_turn, selected)
+            bone_edits = fbx_bones.apply(scene, plan.bones, frames, plan.outer, plan.inner) if plan.bones else None
             try:
                 t2 = time.perf_counter()
-                export_fbx(tmp, frame_range, {**choice.fbx(), **axes.fbx()})
-                seconds["blender_export"] = time.perf_counter() - t2
-                if reader is not None:
-                    reader.request(tmp, times)  # ufbx reads while the edits are undone
+                export_fbx(tmp, frame_range, options)
+                exported = time.perf_counter() - t2
+                seconds["blender_export"] = seconds.get("blender_export", 0.0) + exported
+                if reader is not None:  # ufbx reads while the edits are undone
+                    reader.request(tmp, times, skinned=list(vertices.objects), unit_meters=unit_meters(scene))
             finally:
                 if bone_edits is not None:
                     fbx_bones.restore(bone_edits)
         finally:
-            _unturn(turns, update=not edits)  # _undo updates the view layer when it undoes anything
+            unturn(turned_edits, update=not edits)  # _undo updates the view layer when it undoes anything
             _undo(edits)
         t3 = time.perf_counter()
-        seconds["edits"] = t3 - t1 - seconds["blender_export"]
+        seconds["edits"] = seconds.get("edits", 0.0) + t3 - t1 - exported
         try:  # a reader failure is raised once the file is written, as before
             checked["read"] = reader.result() if reader is not None else None
         except InspectorError as exc:
             checked["failed"] = exc
-        seconds["check"] = time.perf_counter() - t3
+        seconds["check"] = seconds.get("check", 0.0) + time.perf_counter() - t3
+
+    def write(tmp: str) -> None:
+        plan = plan_copy(series, local, split, not_corrected, global_turn)
+        attempt(tmp, plan, reader)
+        checked["plan"] = plan
+        read = checked.get("read")
+        if read is None or not plan.split or "failed" in checked:
+            return
+        error = compare(read, series.keys, world[keep], skip, turns)
+        if within_tolerance(error.relative):
+            return
+        plain = _plain_error(tmp, frame_range, times, series.keys, world[keep], skip, turns, options)
+        checked["plain"] = plain
+        worse = worse_nodes(error.per_node, plain.per_node, CHECK_TOLERANCE * scale) if plain is not None else {}
+        index = {node_label(*key): i for i, key in enumerate(series.keys)}
+        blamed = helpers_to_drop([index[w] for w in worse], plan.split, plan.readers, series.parents)
+        drop = with_chain_owners(blamed, plan.split, plan.chains)
+        if not drop:
+            return
+        reason = worse_reason(worse)
+        owner = "its IK poses a bone left as Blender writes it (its helper's keys would replace that IK): left so too"
+        listed = [(node_label(*series.keys[i]), reason if i in blamed else owner) for i in drop]
+        kept = [i for i in plan.split if i not in drop]
+        again = plan_copy(series, local, kept, not_corrected + listed, global_turn)
+        second = start_reader()
+        try:
+            attempt(tmp, again, second)
+        finally:
+            if second is not None:
+                second.close()
+        checked["plan"] = again
 
     write_with(out, write)
     if "failed" in checked:
         raise checked["failed"]
     t4 = time.perf_counter()
-    read = checked.get("read")
-    error = compare(read, series.keys, world[keep] @ written_frames(series.keys), skip) if read is not None else None
+    read, plan = checked.get("read"), checked["plan"]
+    error = compare(read, series.keys, world[keep], skip, turns) if read is not None else None
+    skins = check_fbx(read.skinned, vertices, frames, keep) if read is not None else None
+    plain = checked.get("plain")
+    still = worse_nodes(error.per_node, plain.per_node, CHECK_TOLERANCE * scale) if plain and error is not None else {}
     seconds["check"] += time.perf_counter() - t4
-    labels = [node_label(*series.keys[i]) for i in split]
+    labels = [node_label(*series.keys[i]) for i in plan.split]
     pole_labels = [node_label(*series.keys[i]) for i in pole]
-    deformed = sorted({series.keys[i][0] for i in skip})
+    deformed = sorted({series.keys[i][0] for i in skip} - set(skins.meshes if skins is not None else ()))
     not_checked += [(name, THROUGH_JOINTS) for name in deformed]
-    return FbxResult(error, frames, labels, pole_labels, not_corrected, not_checked, seconds)
+    return FbxResult(error, frames, labels, pole_labels, plan.not_corrected, not_checked, seconds, skins, plain, still)
 
 
-def written_frames(keys) -> np.ndarray:
-    """``(N, 4, 4)`` the turn Blender's FBX exporter gives each node's own frame: lights
-    90 degrees about X, cameras 90 about Y (``fbx_utils``' ``MAT_CONVERT_LIGHT`` and
-    ``MAT_CONVERT_CAMERA``: the file's global is Blender's world times it; their
-    children are not turned), the identity elsewhere."""
-    out = np.broadcast_to(np.eye(4), (len(keys), 4, 4)).copy()
-    for i, (name, bone) in enumerate(keys):
-        obj = None if bone else bpy.data.objects.get(name)
-        kind = getattr(obj, "type", "")
-        if kind in ("LIGHT", "CAMERA"):
-            out[i, :3, :3] = LIGHT_TURN if kind == "LIGHT" else CAMERA_TURN
-    return out
-
-
-def _object_readers(scene, split: set[str]) -> list[tuple[str, str]]:
-    """``(label, why)`` for the objects and bones whose constraints read an object of
-    ``split`` in a local space: in the export-ready copy that object hangs under a helper
-    with another local matrix (the same world matrix, which world-space readers see)."""
-    if not split:
-        return []
-    out = []
-    for obj in scene.objects:
-        owners = [(obj.name, obj.constraints)]
-        if obj.type == "ARMATURE" and obj.pose is not None:
-            owners += [(f"{obj.name} > {pb.name}", pb.constraints) for pb in obj.pose.bones]
-        for label, constraints in owners:
-            for con in constraints:
-                target = getattr(con, "target", None)
-                if con.mute or target is None or target.name not in split or getattr(con, "subtarget", ""):
-                    continue
-                if getattr(con, "target_space", "WORLD") in fbx_bones.LOCAL_SPACES:
-                    out.append(
-                        (label, f"constraint '{con.name}' reads '{target.name}' in local space, which gets a helper")
-                    )
-                    break
-    return out
-
-
-#: Object types Blender's FBX exporter writes by default (its 'OTHER': curves,
-#: surfaces, text, metaballs); a parent of another type is not in the file.
-EXPORTED_TYPES = frozenset({"EMPTY", "CAMERA", "LIGHT", "ARMATURE", "MESH", "CURVE", "SURFACE", "FONT", "META"})
-
-
-def _parent_in_file(obj, in_view: set) -> bool:
-    """Whether Blender's FBX exporter writes ``obj`` under its parent (else in world
-    space): a parent it exports, by object or bone."""
-    parent = obj.parent
-    return (
-        parent is not None
-        and obj.parent_type in ("OBJECT", "BONE")
-        and parent.type in EXPORTED_TYPES
-        and parent.name in in_view
-    )
-
-
-def fbx_global(axes: FbxAxes) -> np.ndarray:
-    """``(3, 3)`` the turn Blender's FBX exporter applies to the scene for ``axes``
-    (Blender's Z up to the file's axes; ``euler_pole.FBX_GLOBAL`` for its defaults)."""
-    from bpy_extras.io_utils import axis_conversion
-
-    turn: Any = axis_conversion(to_forward=axes.forward, to_up=axes.up)  # a Matrix (the stubs say None)
-    return np.array(turn, dtype=np.float64)
-
-
-def _written_turns(objects: list, global_turn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The constant rotations ``(K, 3, 3)`` Blender's FBX exporter applies before and
-    after the local rotation of each of ``objects`` and of a helper put above it: the
-    file's axes ``global_turn`` on objects without a parent (identity for those whose
-    parent the file lacks: :func:`_off_pole` leaves them out), the light and camera turns."""
-    before = np.empty((len(objects), 3, 3))
-    after = np.empty((len(objects), 3, 3))
-    for k, obj in enumerate(objects):
-        before[k] = global_turn if obj.parent is None else np.eye(3)
-        after[k] = LIGHT_TURN if obj.type == "LIGHT" else CAMERA_TURN if obj.type == "CAMERA" else np.eye(3)
-    return before, after
-
-
-def _off_pole(
-    series, world, local: np.ndarray, needs: np.ndarray, skinned, global_turn: np.ndarray
-) -> tuple[list[int], np.ndarray]:
-    """The objects that need no split but whose written rotation comes near the Euler
-    pole, and the turn ``C (M, 3, 3)`` of each one's helper
-    (:func:`..model.exports.euler_pole.pole_turns`). Left out: bones (a bone near the
-    pole would need a helper bone), objects the exporter does not write or writes in
-    world space under a parent (a parent it does not write, a vertex parent), objects
-    deformed by their parent, constrained, rigid-body, linked or overridden ones,
-    objects in a linked collection (the helper could not be linked beside them), and
-    instanced ones (in a collection an object instances, or under a vertex or face
-    instancer: the helper would be instanced too)."""
-    by_name = {obj.name: obj for obj in bpy.data.objects}
-    in_view = {obj.name for obj in bpy.context.view_layer.objects}
-    in_linked = {  # (Object.users_collection scans every collection: once here, not per object)
-        obj.name
-        for coll in bpy.data.collections
-        if coll.library is not None or coll.override_library is not None
-        for obj in coll.objects
-    }
-    instanced = {  # in a collection another object instances: the helper would be instanced too
-        obj.name
-        for owner in bpy.data.objects
-        if owner.instance_type == "COLLECTION" and owner.instance_collection is not None
-        for obj in owner.instance_collection.all_objects
-    }
-    candidates: list[int] = []
-    objects: list = []
-    for i in np.flatnonzero(~needs):
-        obj_name, bone = series.keys[i]
-        obj = None if bone else by_name.get(obj_name)
-        if obj is None or obj_name in skinned or obj.type not in EXPORTED_TYPES or obj.constraints:
-            continue
-        if obj.rigid_body is not None or obj.library is not None or obj.override_library is not None:
-            continue
-        if obj.parent is not None and not _parent_in_file(obj, in_view):
-            continue
-        if obj.parent_type in DEFORMING_PARENTS and obj.type in DEFORMABLE:
-            continue
-        if obj_name in in_linked or obj_name in instanced:
-            continue
-        if obj.parent is not None and obj.parent.instance_type in ("VERTS", "FACES"):
-            continue  # instanced by its parent: the helper would be instanced too
-        candidates.append(int(i))
-        objects.append(obj)
-    before, after = _written_turns(objects, global_turn)
-    budget = POLE_BUDGET * max(1.0, float(np.abs(world).max()))  # the check's own scale
-    columns, turns = pole_turns(
-        local[:, np.array(candidates, dtype=np.int64)],
-        before,
-        after,
-        world=world,
-        parents=series.parents,
-        nodes=np.array(candidates, dtype=np.int64),
-        budget=budget,
-    )
-    return [candidates[k] for k in columns], turns
-
-
-#: The share of the self-check's tolerance an object's Euler angles may cost before it
-#: is given a turned helper (the estimate was 0.96-3.4x the error measured in the file).
-POLE_BUDGET = CHECK_TOLERANCE / 2
-
-
-class _Turn(NamedTuple):
-    obj: Any
-    helper: Any
-    parenting: Parenting
-
-
-def _turn(scene, objects: list, turns: np.ndarray, selected: bool = False) -> list[_Turn]:
-    """Put a still empty turned by ``turns[k]`` (``C``) between each of ``objects`` and
-    its parent (the empty takes its parenting; ``selected``: it is selected); the
-    object's parent inverse becomes ``C.T @`` it, so its world matrix and its own
-    channels and animation stay. Undone by :func:`_unturn`, also on failure."""
-    edits: list[_Turn] = []
+def _plain_error(tmp: str, frame_range, times, keys, world, skip, turns, options=None) -> FbxError | None:
+    """Blender's plain export of the scene (beside ``tmp``, removed after; the same
+    exporter ``options``), read back and compared as the corrected file is; None
+    without ufbx."""
+    plain = tmp + ".plain.fbx"
     try:
-        for obj, c in zip(objects, turns, strict=True):
-            helper = bpy.data.objects.new(f"{obj.name} (Euler pole helper)", None)
-            edits.append(_Turn(obj, helper, Parenting.save(obj)))
-            _link_beside(scene, obj, helper)  # (vertex parents are left out by _off_pole)
-            if selected:
-                helper.select_set(True)
-            helper.rotation_mode = "QUATERNION"
-            helper.rotation_quaternion = core.matrix_to_quat(c).tolist()
-            inverse = np.eye(4)
-            inverse[:3, :3] = c.T
-            mpi = inverse @ as_np(obj.matrix_parent_inverse)
-            obj.parent, obj.parent_type = helper, "OBJECT"
-            obj.matrix_parent_inverse = to_blender(mpi)
-    except BaseException:  # (no update here: the exporter evaluates the scene first)
-        _unturn(edits)
-        raise
-    return edits
-
-
-def _unturn(edits: list[_Turn], update: bool = True) -> None:
-    """Undo :func:`_turn`; ``update``: then update the view layer (False when the caller
-    updates it anyway)."""
-    for e in reversed(edits):
-        e.parenting.restore()
-    if edits:  # one pass over the file's users for all (objects.remove makes one each)
-        bpy.data.batch_remove([e.helper for e in edits])
-        if update:
-            bpy.context.view_layer.update()
+        export_fbx(plain, frame_range, options)
+        read = read_fbx(plain, times, unit_meters=unit_meters(bpy.context.scene))
+    finally:
+        if os.path.exists(plain):
+            os.remove(plain)
+    return None if read is None else compare(read, keys, world, skip, turns)

@@ -10,16 +10,19 @@ file only), and the scene's frame range and current frame are put back afterward
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import bpy
 import numpy as np
 
-from ...model.errors import ExportError
+from ...model.errors import ExportError, SceneDataError
 from ...model.exports.animated_gltf import FrameError, animated_error
 from ...model.exports.choices import EVERYTHING, ExportChoice
 from ...model.exports.gltf_file import Gltf
+from ...model.exports.verdicts.skinned import SkinCheck
 from ...model.frames import FrameRange
 from ...model.outputs import check_writable, write_with
 from ...model.thresholds import DEFAULT, Thresholds
@@ -37,6 +40,7 @@ def export_gltf_frames(
     *,
     y_up: bool = True,
     animation_mode: str = "SCENE",
+    all_influences: bool = False,
     choice: ExportChoice = EVERYTHING,
 ) -> None:
     """Blender's glTF exporter sampled at ``frame_range`` (keys at ``frame / fps``
@@ -44,8 +48,18 @@ def export_gltf_frames(
     exporter's ``SCENE`` (the timeline as one animation), or ``ACTIONS``,
     ``ACTIVE_ACTIONS``, ``NLA_TRACKS`` (an animation per action or track, each sampled
     over its own frames limited to ``frame_range``). ``choice``: which objects and bones
-    (the exporter's own options). The scene's range and frame are restored."""
-    with timeline_range(bpy.context.scene, frame_range):
+    (the exporter's own options). ``all_influences``: every bone
+    influence of a vertex (JOINTS_1, WEIGHTS_1, ...; the exporter keeps 4 by
+    default). In ``SCENE`` mode a range of one
+    frame gives no animation (the exporter leaves out one-key channels): the file is
+    that frame's pose. The scene's range and frame are restored. A frame handler that
+    removes or adds objects during the export is :class:`SceneDataError` naming them and
+    the frame (the exporter's own failure says ``StructRNA ... has been removed``)."""
+    scene = bpy.context.scene
+    before = {o.session_uid: o.name for o in scene.objects}
+    with timeline_range(scene, frame_range), _objects_kept(scene, before, "glTF"):
+        if frame_range.start == frame_range.end and animation_mode == "SCENE":
+            scene.frame_set(frame_range.start)  # the static pose the exporter writes is the frame it is on
         run_exporter(
             "glTF",
             bpy.ops.export_scene.gltf,
@@ -62,8 +76,38 @@ def export_gltf_frames(
             export_current_frame=True,
             export_rest_position_armature=False,
             export_apply=False,
+            export_all_influences=all_influences,
             **choice.gltf(),
         )
+
+
+@contextlib.contextmanager
+def _objects_kept(scene, before: dict, label: str) -> Iterator[None]:
+    """:class:`SceneDataError` naming the objects that left or joined ``scene`` during
+    the block (``before``: session uid -> name when it began) and the frame the scene is
+    on then, whether the exporter failed on them (its words: "StructRNA of type Object
+    has been removed") or wrote a file without them."""
+    try:
+        yield
+    except ExportError:
+        _check_objects(scene, before, label, f" by frame {scene.frame_current}")  # where the exporter stopped
+        raise
+    _check_objects(scene, before, label, "")
+
+
+def _check_objects(scene, before: dict, label: str, when: str) -> None:
+    now = {o.session_uid: o.name for o in scene.objects}
+    gone = [name for uid, name in before.items() if uid not in now]
+    new = [name for uid, name in now.items() if uid not in before]
+    if not gone and not new:
+        return
+    what = "; ".join(
+        f"{', '.join(repr(n) for n in names)} {verb}" for names, verb in ((gone, "removed"), (new, "added")) if names
+    )
+    raise SceneDataError(
+        f"the scene's objects change during the {label} export ({what}{when}; a frame handler "
+        "script?): a range needs the same nodes"
+    )
 
 
 class _Subframes:
@@ -104,6 +148,8 @@ class AnimatedResult(NamedTuple):
     not_checked: list  #: (name, why): nodes checked through their joints or not corrected
     seconds: dict  #: blender_export, correct (frames read, helpers, check), half_frames
     animations: dict = {}  #: per-animation modes: animation name -> its FrameError
+    skins: SkinCheck | None = None  #: the skinned meshes' vertices (None: not checked, ``skins_why``)
+    skins_why: str = ""
 
 
 def write_gltf_frames(
@@ -115,6 +161,7 @@ def write_gltf_frames(
     thresholds: Thresholds = DEFAULT,
     half_frames: bool = True,
     animation_mode: str = "SCENE",
+    all_influences: bool = False,
     choice: ExportChoice = EVERYTHING,
 ) -> AnimatedResult:
     """Export ``scene`` to the .glb ``out``, exact at every frame of ``frame_range``
@@ -129,6 +176,9 @@ def write_gltf_frames(
     (:func:`.gltf_hook.keep_shear_in_file` with the dialog's settings: the scene's
     animation state saved before the export, the static pose at the current frame);
     ``animations`` holds each one's error and no half-frame measure is taken.
+    ``all_influences``: every bone influence of a vertex written (see
+    :func:`export_gltf_frames`); the skinned vertices are checked with every set the
+    file holds.
 
     ``choice``: which objects and bones the file holds (Blender's exporter's own
     options; only those objects are read and compared)."""
@@ -148,9 +198,16 @@ def write_gltf_frames(
         start_frame = scene.frame_current
         before = AnimationState(scene) if per_animation else None  # as the dialog's option saves it
         if frame_range is None:
-            export_gltf(tmp, y_up=y_up, options=choice.gltf())
+            export_gltf(tmp, y_up=y_up, all_influences=all_influences, options=choice.gltf())
         else:
-            export_gltf_frames(tmp, frame_range, y_up=y_up, animation_mode=animation_mode, choice=choice)
+            export_gltf_frames(
+                tmp,
+                frame_range,
+                y_up=y_up,
+                animation_mode=animation_mode,
+                all_influences=all_influences,
+                choice=choice,
+            )
         t1 = time.perf_counter()
         settings = HookSettings(
             tmp, y_up, frame_range is not None, animation_mode, False, False, static_frame=start_frame, before=before
@@ -166,7 +223,8 @@ def write_gltf_frames(
     done = result["done"]
     frames = done.frames
     skinned = sorted({done.keys[i][0] for i in done.skip if not done.keys[i][1]})
-    not_checked += [(name, THROUGH_JOINTS) for name in skinned]
+    by_vertices = set(done.skins.meshes) if done.skins is not None else set()
+    not_checked += [(name, THROUGH_JOINTS) for name in skinned if name not in by_vertices]
     half = None
     if half_frames and len(frames) > 1 and not per_animation:
         t0 = time.perf_counter()
@@ -174,6 +232,10 @@ def write_gltf_frames(
         mids = (np.asarray(frames[:-1], dtype=np.float64) + np.asarray(frames[1:])) / 2.0
         world = read_subframes(scene, mids, objects)
         conversion = gltf_conversion(y_up)
-        half = animated_error(Gltf.load(out), done.keys, world, mids / fps, conversion, done.skip)
+        half = animated_error(
+            Gltf.load(out), done.keys, world, mids / fps, conversion, done.skip, None, done.unconverted, done.parents
+        )
         seconds["half_frames"] = time.perf_counter() - t0
-    return AnimatedResult(done.error, frames, done.helpers, half, not_checked, seconds, done.animations)
+    return AnimatedResult(
+        done.error, frames, done.helpers, half, not_checked, seconds, done.animations, done.skins, done.skins_why
+    )

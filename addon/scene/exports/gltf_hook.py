@@ -22,28 +22,42 @@ wrote it, and the result says so by name.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ...model.errors import ExportError
-from ...model.exports.animated_gltf import CHECK_TOLERANCE, FrameError, add_animated_helpers, animated_error
-from ...model.exports.gltf_animation import key_times
+from ...model.exports.animated_gltf import (
+    CHECK_TOLERANCE,
+    FrameError,
+    add_animated_helpers,
+    animated_error,
+    within_tolerance,
+)
+from ...model.exports.gltf_animation import key_times, world_matrices_at
+from ...model.exports.gltf_check import node_index
 from ...model.exports.gltf_file import Gltf
 from ...model.exports.gltf_takes import add_take_helpers, take_errors, worst
+from ...model.exports.verdicts.prune import remove_unused
+from ...model.exports.verdicts.skinned import SkinCheck
 from ...model.thresholds import DEFAULT, Thresholds
 from ..frames import read_frames
 from ..gltf_export import gltf_conversion
 from .gltf_modes import PER_ANIMATION, AnimationState, evaluate_takes, saved_animation
+from .skinned import EvaluatedVertices, check_gltf, deformed_meshes
 
-#: Why a mesh deformed by an armature is not compared as a node (its vertices follow the joints).
+#: Why a mesh deformed by an armature is not compared as a node (its vertices follow the
+#: joints; they are compared themselves where the check can: :mod:`.skinned`).
 THROUGH_JOINTS = "deformed by an armature: checked through its joints"
+#: Why the objects a collection instance instances are not compared (the instancer's
+#: own node is): listed by the instancer's name.
+INSTANCED = "a collection instance: written as Blender's exporter writes them, neither corrected nor checked"
 
 
 def engine_ignored(scene) -> tuple[set[str], list[tuple[str, str]]]:
     """Objects whose node matrix engines ignore (meshes deformed by an armature: their
-    vertices follow the joints), and collection instances the check cannot map, as
-    ``(names, [(name, why)])``."""
+    vertices follow the joints), and collection instances whose instanced objects the
+    check cannot map, as ``(names, [(name, why)])``."""
     skinned = set()
     listed = []
     for obj in scene.objects:
@@ -52,7 +66,7 @@ def engine_ignored(scene) -> tuple[set[str], list[tuple[str, str]]]:
         if deformed:
             skinned.add(obj.name)
         if obj.instance_type == "COLLECTION" and obj.instance_collection is not None:
-            listed.append((obj.name, "collection instance: its instanced objects are not corrected"))
+            listed.append((obj.name, INSTANCED))
     return skinned, listed
 
 
@@ -104,23 +118,29 @@ class HookResult(NamedTuple):
     keys: list = []  #: the scene's nodes as read (``(object, bone)``)
     skip: frozenset = frozenset()  #: scene node indices not compared as nodes
     animations: dict = {}  #: per-animation modes: animation name -> its FrameError
+    unconverted: frozenset = frozenset()  #: cameras and lights (:func:`unconverted_objects`)
+    parents: Any = None  #: (N,) the scene nodes' parents, -1: none (how file nodes are matched)
+    skins: SkinCheck | None = None  #: the skinned meshes' vertices (None: not checked, ``skins_why``)
+    skins_why: str = ""
 
     def message(self) -> str:
         if not self.corrected:
             return f"Keep shear exactly: file left as Blender wrote it ({self.why})"
         err = self.error
         assert err is not None
-        verdict = "exact" if err.relative <= CHECK_TOLERANCE else "NOT exact"
+        verdict = "exact" if within_tolerance(err.relative) else "NOT exact"
         text = (
             f"Keep shear exactly: {len(self.helpers)} helper node(s); read back at {len(self.frames)} frame(s), "
             f"relative error {err.relative:.2e} ({verdict}, tolerance {CHECK_TOLERANCE:g})"
         )
         if self.animations:
             each = ", ".join(
-                f"'{name}' {e.relative:.2e}{'' if e.relative <= CHECK_TOLERANCE else ' NOT exact'}"
+                f"'{name}' {e.relative:.2e}{'' if within_tolerance(e.relative) else ' NOT exact'}"
                 for name, e in self.animations.items()
             )
             text += f"; each animation alone: {each}"
+        if self.skins is not None and self.skins.summary():
+            text += f"; {self.skins.summary()}"
         return text
 
 
@@ -164,19 +184,71 @@ def keep_shear_in_file(
     else:
         frames = np.array([scene.frame_current], dtype=np.int64)
         times = frames / fps
-    series = read_frames(scene, [int(f) for f in frames], objects=objects)
+    rest_pose = settings.rest_position_armature and not settings.animations
+    meshes = [] if rest_pose else deformed_meshes(scene)
+    if objects is not None:  # the meshes the file holds
+        names = {obj.name for obj in objects}
+        meshes = [obj for obj in meshes if obj.name in names]
+    vertices = EvaluatedVertices(meshes, len(frames))
+    vertices.read_static(scene, scene.frame_current if settings.static_frame is None else settings.static_frame)
+    each_frame = vertices.read if vertices.objects else None
+    series = read_frames(scene, [int(f) for f in frames], objects=objects, each_frame=each_frame)
     conversion = gltf_conversion(settings.y_up)
     skip = _skipped(scene, series.keys, settings)
+    unconverted, parents = unconverted_objects(scene), series.parents
     try:
         helpers = add_animated_helpers(
-            gltf, series.keys, series.world, times, conversion, skip=skip, thresholds=thresholds
+            gltf,
+            series.keys,
+            series.world,
+            times,
+            conversion,
+            skip=skip,
+            thresholds=thresholds,
+            unconverted=unconverted,
+            parents=parents,
         )
     except ExportError as exc:
         return HookResult(False, str(exc), [], None, [])
-    error = _write_checked(
-        gltf, path, lambda done: animated_error(done, series.keys, series.world, times, conversion, skip)
+    skins: dict = {}
+
+    def check(done: Gltf) -> FrameError:
+        worlds = world_matrices_at(done, times)  # the file's nodes as an engine composes them, once
+        index = node_index(done, series.keys, series.parents)
+        meshes = {series.keys[i][0]: j for i, j in index.items() if series.keys[i][0] in vertices.objects}
+        skins["check"] = check_gltf(done, vertices, frames, times, conversion, file_worlds=worlds, nodes=meshes)
+        return animated_error(
+            done,
+            series.keys,
+            series.world,
+            times,
+            conversion,
+            skip,
+            unconverted=unconverted,
+            parents=parents,
+            file_worlds=worlds,
+        )
+
+    error = _write_checked(gltf, path, check)
+    return HookResult(
+        True,
+        "",
+        helpers,
+        error,
+        [int(f) for f in frames],
+        series.keys,
+        frozenset(skip),
+        unconverted=unconverted,
+        parents=parents,
+        skins=skins["check"],
+        skins_why="the file holds the armatures' rest pose" if rest_pose else "",
     )
-    return HookResult(True, "", helpers, error, [int(f) for f in frames], series.keys, frozenset(skip))
+
+
+def unconverted_objects(scene) -> frozenset[str]:
+    """The objects whose glTF node the exporter does not convert like the others'
+    (:func:`...model.exports.animated_gltf.node_frames`): cameras and lights."""
+    return frozenset(obj.name for obj in scene.objects if obj.type in ("CAMERA", "LIGHT"))
 
 
 def _skipped(scene, keys, settings: HookSettings) -> set[int]:
@@ -199,24 +271,47 @@ def _per_animation(scene, gltf: Gltf, settings: HookSettings, fps: float, thresh
     keys = static.keys
     conversion = gltf_conversion(settings.y_up)
     skip = _skipped(scene, keys, settings)
+    unconverted, parents = unconverted_objects(scene), static.parents
     if settings.rest_position_armature:  # joints of an armature a take does not animate: in rest position
         takes = [
             take._replace(held=frozenset(i for i, (obj, bone) in enumerate(keys) if bone and obj not in take.objects))
             for take in takes
         ]
     try:
-        helpers = add_take_helpers(gltf, keys, static.world[0], takes, conversion, skip=skip, thresholds=thresholds)
+        helpers = add_take_helpers(
+            gltf,
+            keys,
+            static.world[0],
+            takes,
+            conversion,
+            skip=skip,
+            thresholds=thresholds,
+            unconverted=unconverted,
+            parents=parents,
+        )
     except ExportError as exc:
         return HookResult(False, str(exc), [], None, [])
     errors: dict = {}
 
     def check(done: Gltf) -> FrameError | None:
-        errors.update(take_errors(done, keys, takes, conversion, skip))
+        errors.update(take_errors(done, keys, takes, conversion, skip, unconverted=unconverted, parents=parents))
         return worst(errors)
 
     error = _write_checked(gltf, settings.filepath, check)
     frames = sorted({int(round(float(t) * fps)) for take in takes for t in take.times})
-    return HookResult(True, "", helpers, error, frames, keys, frozenset(skip), errors)
+    return HookResult(
+        True,
+        "",
+        helpers,
+        error,
+        frames,
+        keys,
+        frozenset(skip),
+        errors,
+        unconverted=unconverted,
+        parents=parents,
+        skins_why="each animation played alone is checked by its joints only",
+    )
 
 
 def _evaluate(scene, gltf: Gltf, settings: HookSettings, frame: int):
@@ -232,7 +327,8 @@ def _evaluate(scene, gltf: Gltf, settings: HookSettings, frame: int):
 
 
 def _write_checked(gltf: Gltf, path: str, check):
-    """``gltf`` written beside the exporter's file, ``check(read back)`` run on it, then
+    """``gltf`` written beside the exporter's file (its unused parts removed:
+    :func:`...model.exports.verdicts.prune.remove_unused`), ``check(read back)`` run on it, then
     renamed over the original; returns what ``check`` returned. A separate .bin (.gltf
     separate) is renamed first: the correction only appends to the buffer, so the old
     .gltf still reads the new .bin if the second rename never happens."""
@@ -241,6 +337,7 @@ def _write_checked(gltf: Gltf, path: str, check):
     bin_path = os.path.join(os.path.dirname(path), separate) if separate else None
     tmp_bin = bin_path + ".partial" if bin_path else None
     try:
+        remove_unused(gltf)  # the samplers of the channels the helpers replaced, and what only they held
         gltf.save(tmp, tmp_bin)
         result = check(Gltf.load(tmp, tmp_bin))
         if bin_path and tmp_bin:

@@ -8,6 +8,9 @@
 - :func:`inherit_scale_rig`: an armature whose root bone animates non-uniform scale and
   rotation, with a rotated child bone in every Inherit Scale mode, and a mesh skinned to
   the bones.
+- :func:`skin_boxes`: a box fully weighted to each deform bone of a rig (one influence).
+- :func:`auto_weighted_body`: a body roughed out around a Rigify rig's deform bones,
+  weighted by Blender's automatic weights (several influences near joints).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import math
 from typing import Any
 
 import bpy
+import mathutils
 from mathutils import Matrix
 
 from ..timeline.animated import _linear
@@ -258,6 +262,97 @@ def skin_boxes(scene, rig, prefix: str = "DEF-", size: float = 0.03):
         body.vertex_groups.new(name=b.name).add(list(range(8 * k, 8 * k + 8)), 1.0, "REPLACE")
     modifier: Any = body.modifiers.new("Armature", "ARMATURE")  # an ArmatureModifier
     modifier.object = rig
+    return body
+
+
+#: The deform bones of a Rigify human :func:`auto_weighted_body` wraps (no face,
+#: fingers or palms: their bones are too close together for a rough mesh).
+BODY_BONES = ("spine", "pelvis", "breast", "shoulder", "upper_arm", "forearm", "hand", "thigh", "shin", "foot", "toe")
+
+
+def _join_pieces(verts: list, edges: list) -> None:
+    """Add to ``edges`` the shortest edge between the piece holding vertex 0 and any
+    other piece, until every vertex of ``verts`` is in one piece (bone heat weighs
+    one piece; the chains of a Rigify rig's deform bones are parented through other
+    bones)."""
+    points = [mathutils.Vector(v) for v in verts]
+    piece = list(range(len(verts)))
+
+    def root(k: int) -> int:
+        while piece[k] != k:
+            k = piece[k]
+        return k
+
+    for a, b in edges:
+        piece[root(a)] = root(b)
+    while len({root(k) for k in range(len(verts))}) > 1:
+        main = {k for k in range(len(verts)) if root(k) == root(0)}
+        a, b = min(
+            ((i, j) for i in main for j in range(len(verts)) if j not in main),
+            key=lambda pair: (points[pair[0]] - points[pair[1]]).length,
+        )
+        edges.append((a, b))
+        piece[root(b)] = root(a)
+
+
+def auto_weighted_body(
+    scene, rig, prefix: str = "DEF-", parts: tuple = BODY_BONES, radius: float = 0.05, levels: int = 2
+):
+    """``Body``: a mesh around the deform bones of ``rig`` (names ``prefix`` + one of
+    ``parts`` + a suffix) as an artist roughs out a character: a vertex at every bone's head and
+    tail, an edge per bone (and one from each chain's first head to its wrapped
+    ancestor: one piece, as bone heat needs), Blender's Skin modifier (``radius``) and Subdivision
+    (``levels``) applied, then parented to the rig With Automatic Weights (bone heat:
+    vertices near joints weighted to several bones, B-Bones deforming as Blender
+    deforms them). Returns the mesh object."""
+    bones = [
+        b
+        for b in rig.data.bones
+        if b.use_deform and b.name.startswith(prefix) and b.name[len(prefix) :].split(".")[0] in parts
+    ]
+    world = rig.matrix_world
+    verts: list[tuple[float, float, float]] = []
+    index: dict[tuple, int] = {}
+    edges = []
+    for b in bones:
+        ends = []
+        for point in (world @ b.head_local, world @ b.tail_local):
+            key = tuple(round(v, 4) for v in point)
+            if key not in index:
+                index[key] = len(verts)
+                verts.append(tuple(point))
+            ends.append(index[key])
+        if ends[0] != ends[1]:
+            edges.append(tuple(ends))
+    _join_pieces(verts, edges)
+    mesh = bpy.data.meshes.new("Body")
+    mesh.from_pydata(verts, edges, [])
+    body = bpy.data.objects.new("Body", mesh)
+    scene.collection.objects.link(body)
+    skin: Any = body.modifiers.new("Skin", "SKIN")  # makes the mesh's skin radii
+    skin.use_smooth_shade = True
+    for v in mesh.skin_vertices[0].data:
+        v.radius = (radius, radius)
+    subdivision: Any = body.modifiers.new("Subdivision", "SUBSURF")
+    subdivision.levels = levels
+    view_layer = bpy.context.view_layer
+    for obj in view_layer.objects:
+        obj.select_set(False)
+    view_layer.objects.active = body
+    body.select_set(True)
+    for name in ("Skin", "Subdivision") if levels else ("Skin",):
+        bpy.ops.object.modifier_apply(modifier=name)  # type: ignore[attr-defined]
+    rig.select_set(True)
+    view_layer.objects.active = rig
+    collections = list(rig.data.collections_all)  # bone heat weighs visible bones only (Rigify hides DEF)
+    shown = [c.is_visible for c in collections]
+    for c in collections:
+        c.is_visible = True
+    try:
+        bpy.ops.object.parent_set(type="ARMATURE_AUTO")  # type: ignore[attr-defined]
+    finally:
+        for c, visible in zip(collections, shown, strict=True):
+            c.is_visible = visible
     return body
 
 

@@ -30,6 +30,7 @@ from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with
 from ...model.thresholds import DEFAULT, Thresholds
 from ...model.timeline import FrameSeries
+from ...model.timeline.series import check_finite
 from ..blender_output import run_exporter
 from ..frames import read_frames
 from ..reading import read_nodes
@@ -304,6 +305,7 @@ def _write_usd(
             points = reader.points
         else:
             points = during.points
+            check_finite(series)  # named by node and frame, before usd-core meets it unnamed
         result["series"] = series
         result["points"] = {obj.name: np.stack([points[f][k] for f in frames]) for k, obj in enumerate(meshes)}
         t2 = time.perf_counter()
