@@ -92,8 +92,9 @@ def _sig(v: float, digits: int) -> str:
 
 
 #: A name's prefix that says what kind of bone it is (Rigify's ``DEF-``, ``ORG-``,
-#: ``MCH-``, ``WGT-``; ``CTRL_``...): kept when a name is elided.
-KIND_PREFIX = re.compile(r"^[A-Za-z]{2,4}[-_]")
+#: ``MCH-``, ``WGT-``; ``CTRL_``...: capitals, as riggers write them; ``foot_tweak`` has
+#: none): kept when a name is elided.
+KIND_PREFIX = re.compile(r"^[A-Z]{2,4}[-_]")
 
 
 def name_prefix(text: str) -> str:

@@ -70,7 +70,7 @@ class HI_UL_scan_groups(bpy.types.UIList):
 
 
 #: What a small button takes beyond its text's label width (its emboss), pixels at UI scale 1.
-BUTTON_PX = 12.0
+BUTTON_PX = 6.0
 
 
 def _icon(item) -> Any:

@@ -164,7 +164,10 @@ def _skins(skins, parts: list[str]) -> tuple[list[str], list[str], list[str]]:
     summary = skins.summary()
     if skins.exact:
         return [*parts, counted(len(skins.meshes), "skinned mesh") + " exact"], [], [summary]
-    return parts, [summary], [summary]
+    worst = skins.worst()
+    bbone = " (B-Bones, which the file cannot carry)" if worst is not None and "B-Bone" in worst.cause else ""
+    short = f"skinned '{worst.name}' off {worst.relative:.1e} of its size{bbone}" if worst is not None else summary
+    return parts, [short], [summary]
 
 
 class HI_OT_export_gltf(bpy.types.Operator, _Export):
