@@ -115,6 +115,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_frames.py
 	$(PY) benchmarks/bench_audit.py
 	$(PY) benchmarks/bench_export.py
+	$(PY) benchmarks/bench_panel.py
 
 lint: $(STAMP) typecheck
 	$(PY) -m ruff check .
