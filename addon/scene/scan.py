@@ -8,6 +8,8 @@ millisecond for a 700-bone rig).
 
 from __future__ import annotations
 
+from typing import Any
+
 import bpy
 import numpy as np
 
@@ -64,7 +66,7 @@ def _scales(collection, count: int, prop: str = "scale") -> np.ndarray:
 FOLLOWING = frozenset({"COPY_TRANSFORMS", "CHILD_OF", "ARMATURE"})
 
 
-def followed_target(constraints) -> tuple[object, str] | None:
+def followed_target(constraints) -> tuple[Any, str] | None:
     """``(target object, bone name or "")`` of the first unmuted :data:`FOLLOWING`
     constraint among ``constraints`` (``ARMATURE``: its first target), else None."""
     for con in constraints:
@@ -146,14 +148,14 @@ def annotate(nodes: Nodes, objects=None) -> Nodes:
         hidden[rows] = not obj.visible_get()
         if len(obj.constraints):
             follows[rows] = _followed(obj.constraints, index)
-    for armature_name, rows in bones.items():
+    for armature_name, bone_rows in bones.items():
         arm = bpy.data.objects.get(armature_name)
         if arm is None or arm.type != "ARMATURE" or arm.pose is None:
             continue
         pose_bones = arm.pose.bones
         arm_hidden = not arm.visible_get()
-        if 4 * len(rows) < len(pose_bones):  # a chain: look its few bones up
-            for bone_name, i in rows.items():
+        if 4 * len(bone_rows) < len(pose_bones):  # a chain: look its few bones up
+            for bone_name, i in bone_rows.items():
                 pb = pose_bones.get(bone_name)
                 if pb is not None:
                     channel[i] = tuple(pb.scale)
@@ -161,7 +163,7 @@ def annotate(nodes: Nodes, objects=None) -> Nodes:
             continue
         scales = _scales(pose_bones, len(pose_bones))
         for k, pb in enumerate(pose_bones):
-            i = rows.get(pb.name)
+            i = bone_rows.get(pb.name)
             if i is None:
                 continue
             channel[i] = scales[k]

@@ -143,7 +143,7 @@ class _Export(ExportHelper):
             return _failed(self, exc)
         live.invalidate()
         _details(self, lines)
-        self.report({"INFO"} if exact else {"WARNING"}, headline)
+        self.report({"INFO"} if exact else {"WARNING"}, headline)  # type: ignore[attr-defined]  # (an Operator)
         return {"FINISHED"}
 
     def write(self, context) -> tuple[list[str], bool, str]:
@@ -245,7 +245,9 @@ class _Fbx(_Export):
     def execute(self, context):
         self.axes()
         if self.axis_forward[-1] == self.axis_up[-1]:
-            self.report({"ERROR"}, f"Forward ({self.axis_forward}) and Up ({self.axis_up}) must be different axes")
+            self.report(  # type: ignore[attr-defined]  # (an Operator)
+                {"ERROR"}, f"Forward ({self.axis_forward}) and Up ({self.axis_up}) must be different axes"
+            )
             return {"CANCELLED"}
         return super().execute(context)
 

@@ -57,7 +57,7 @@ def object_mode(context) -> Iterator[str]:
         if mode != "OBJECT" and active is not None and active.name in context.view_layer.objects:
             context.view_layer.objects.active = active
             with context.temp_override(active_object=active, object=active):
-                bpy.ops.object.mode_set(mode=mode)
+                bpy.ops.object.mode_set(mode=mode)  # type: ignore[arg-type]  # (a mode name: the stubs want a Literal)
 
 
 def deform_kept(keys) -> set[tuple[str, str]]:
