@@ -227,6 +227,11 @@ def test_rigify_gltf_holds_the_rig_animated_without_metarig_or_widgets(rigger_bl
     assert [len(s["joints"]) for s in gltf["skins"]] == [706]
     assert not [n for n in gltf["nodes"] if n.get("name", "").startswith(("WGT-", "metarig"))]
     assert len(gltf["animations"]) == 1 and bpy.context.mode == "POSE"
+    # Rigify's drivers alone do not make the scene animate: without its keys the
+    # exports write the current frame.
+    assert scene_animates(scene) and len(rig.animation_data.drivers) > 0
+    rig.animation_data.action = None
+    assert not scene_animates(scene)
 
 
 def test_insert_helpers_ends_with_its_headline_per_engine_path(rig_scene, capfd):

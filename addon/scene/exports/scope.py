@@ -27,12 +27,13 @@ def exported_objects(scene, choice: ExportChoice) -> list:
 
 def _animated(owner) -> bool:
     anim = getattr(owner, "animation_data", None)
-    return anim is not None and (anim.action is not None or len(anim.nla_tracks) > 0 or len(anim.drivers) > 0)
+    return anim is not None and (anim.action is not None or len(anim.nla_tracks) > 0)
 
 
 def scene_animates(scene) -> bool:
-    """Whether anything in ``scene`` is animated (an action, NLA tracks or drivers on an
-    object, its data or its shape keys), so that an export writes the frame range."""
+    """Whether anything in ``scene`` is keyed (an action or NLA tracks on an object, its
+    data or its shape keys), so that an export writes the frame range. Drivers alone do
+    not count: every generated Rigify rig has them, keyed or not."""
     for obj in scene.objects:
         if _animated(obj) or _animated(obj.data):
             return True
