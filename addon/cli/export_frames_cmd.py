@@ -23,8 +23,10 @@ from ..scene.exports.gltf_hook import INSTANCED
 from ..scene.exports.usd_export import write_usd
 from ..scene.frames import read_frames
 from . import console
+from .arguments import ANIMATION_MODES
+from .console import EXIT_OK, EXIT_THRESHOLD, say
 from .frames_cmd import scene_range
-from .main import ANIMATION_MODES, EXIT_OK, EXIT_THRESHOLD, say, signals_deferred
+from .process import signals_deferred
 from .usd_lines import usd_lines
 
 
