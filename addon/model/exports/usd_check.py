@@ -204,6 +204,34 @@ def read_usd(path: str, scene: dict, *, fix: bool = False, shear_deg: float = 0.
         worker.close()
 
 
+def scene_request(series, skinned: set) -> dict:
+    """Blender's side for the usd-core process (:class:`.usd_stage.Scene`), from a
+    :class:`..timeline.FrameSeries` (``skinned``: the names of the meshes an armature deforms):
+    objects' worlds, and per armature its bones (in the order of ``series.keys``), their
+    parents and their pose matrices in armature space ``inv(armature world) @ world``."""
+    keys = series.keys
+    world = series.world
+    objects = [i for i, (_o, b) in enumerate(keys) if not b]
+    data: dict = {
+        "frames": np.asarray(series.frames, dtype=np.int64),
+        "object_names": np.array([keys[i][0] for i in objects], dtype=object),
+        "object_world": np.ascontiguousarray(world[:, objects]),
+        "skinned": np.array(sorted(skinned), dtype=object),
+    }
+    index = {k: i for i, k in enumerate(keys)}
+    armatures = [name for name, _b in (keys[i] for i in objects) if any(k[0] == name and k[1] for k in keys)]
+    data["arm_names"] = np.array(armatures, dtype=object)
+    for a, name in enumerate(armatures):
+        rows = [i for i, k in enumerate(keys) if k[0] == name and k[1]]
+        position = {i: k for k, i in enumerate(rows)}
+        parents = np.array([position.get(int(series.parents[i]), -1) for i in rows], dtype=np.int64)
+        arm_inverse = np.linalg.inv(world[:, index[(name, "")]])
+        data[f"bones_{a}"] = np.array([keys[i][1] for i in rows], dtype=object)
+        data[f"bone_parents_{a}"] = parents
+        data[f"pose_{a}"] = arm_inverse[:, None] @ world[:, rows]
+    return data
+
+
 class UsdErrors(NamedTuple):
     """A read-back against Blender, per kind of node."""
 
