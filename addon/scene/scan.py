@@ -15,7 +15,7 @@ from ..model.inspection import Inspection, inspect, inspect_valid
 from ..model.nodes import Nodes
 from ..model.thresholds import DEFAULT, Thresholds
 from .instances import with_instances
-from .reading import read_nodes
+from .reading import active_key, chain_bones, chain_indices, chain_objects, read_nodes
 
 
 def scan_scene(scene, thresholds: Thresholds = DEFAULT, progress=None, instances: bool = False) -> Inspection:
@@ -110,3 +110,23 @@ def annotate(nodes: Nodes, objects=None) -> Nodes:
             deform[i] = bone.use_deform
     nodes.channel_scale, nodes.deform = channel, deform
     return nodes
+
+
+def read_chain(context, verify: bool = True) -> tuple[Nodes, list[int]] | None:
+    """Nodes of the chain from the root to the active object or pose bone, and the
+    chain's indices root to active (None when nothing is active). ``verify``: as in
+    :func:`.reading.read_nodes` (the panel always verifies; the benchmark times both).
+    The one chain reader: the panel's (:mod:`.live`) and the benchmark's.
+
+    Only the chain's objects and the bones on it are read (:func:`.reading.read_nodes`
+    with the chain's bones), so the cost follows the chain, not the rig (see
+    ``benchmarks/bench_addon.py``): the same matrices, parents, boxes, notes and
+    annotations as the scan gives those nodes.
+    """
+    key = active_key(context)
+    if key is None:
+        return None
+    objects = chain_objects(context.active_object)
+    nodes = read_nodes(objects, verify, bones=chain_bones(context, key, objects))
+    annotate(nodes)
+    return nodes, chain_indices(nodes, key)
