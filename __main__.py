@@ -20,7 +20,7 @@ for _signum in (signal.SIGINT, signal.SIGTERM):
     signal.signal(_signum, lambda signum, _frame: _interrupted.append(signum))
 
 from .addon.cli import main  # noqa: E402
-from .addon.cli.main import end_blender_session  # noqa: E402
+from .addon.cli.process import end_blender_session  # noqa: E402
 
 code = main(interrupted=_interrupted, keep_quiet=True)
 if "bpy" in sys.modules:

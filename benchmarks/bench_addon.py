@@ -33,7 +33,7 @@ from hierarchy_inspector.addon.model.inspection import inspect
 from hierarchy_inspector.addon.model.views import accumulated_export_residual
 from hierarchy_inspector.addon.scene import live
 from hierarchy_inspector.addon.scene.reading import read_nodes
-from hierarchy_inspector.addon.scene.scan import scan_scene
+from hierarchy_inspector.addon.scene.scan import read_chain, scan_scene
 from hierarchy_inspector.addon.ui.operators_inspect import fill_scan_list
 
 
@@ -116,7 +116,7 @@ def main() -> None:
     active = context.view_layer.objects.active
     with context.temp_override(active_object=active):
         repeat = max(args.repeat, 20)
-        read_only = best_after_change(lambda: live.read_chain_nodes(bpy.context), active, "rotation_euler", repeat)
+        read_only = best_after_change(lambda: read_chain(bpy.context), active, "rotation_euler", repeat)
         chain = best_after_change(lambda: panel_change(bpy.context), active, "rotation_euler", repeat)
     print(f"\nPanel chain, {args.chain} objects deep, the active one edited before each; ms, best of {repeat}\n")
     print("| read chain | read + analyse (what the panel does per change) |")
@@ -190,9 +190,9 @@ def rig_tables(repeat: int) -> None:
         with bpy.context.temp_override(active_pose_bone=rig.pose.bones[bone]):
             context = bpy.context
             panel_ms = best_after_change(lambda: panel_change(context), torso, "rotation_euler", repeat)
-            read_ms = best_after_change(lambda: live.read_chain_nodes(context), torso, "rotation_euler", repeat)
-            raw_ms = best_after_change(lambda: live.read_chain_nodes(context, False), torso, "rotation_euler", repeat)
-            nodes = live.read_chain_nodes(context)[0]
+            read_ms = best_after_change(lambda: read_chain(context), torso, "rotation_euler", repeat)
+            raw_ms = best_after_change(lambda: read_chain(context, False), torso, "rotation_euler", repeat)
+            nodes = read_chain(context)[0]
             analyse_ms = best_after_change(
                 lambda: accumulated_export_residual(inspect(nodes)), torso, "rotation_euler", repeat
             )

@@ -27,9 +27,9 @@ import time
 
 import bpy
 from bench_common import markdown_table
-from hierarchy_inspector.addon.model.exports.usd_check import usd_available
+from hierarchy_inspector.addon.model.exports.usd.check import usd_available
+from hierarchy_inspector.addon.scene.exports import scenes
 from hierarchy_inspector.addon.scene.exports.usd_export import usd_exporter_missing
-from hierarchy_inspector.addon.scene.timeline import animated
 
 
 def _timed(fn) -> float:
@@ -48,7 +48,7 @@ def main() -> None:
     bpy.ops.wm.read_factory_settings(use_empty=True)
     hierarchy_inspector.register()
     scene = bpy.context.scene
-    rig = animated.rigger_rig(scene, args.frames)
+    rig = scenes.rigger_rig(scene, args.frames)
     bpy.context.view_layer.objects.active = rig
     rig.select_set(True)
     out = tempfile.mkdtemp(prefix="bench_panel_")

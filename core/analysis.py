@@ -97,7 +97,7 @@ def analyze(
             pass
     if reference_parts is None:
         parts, local_frames = decompose_with_frames(local, rotation="blender")
-    local_trs = parts.trs()
+    local_trs = TRS.from_decomposition(parts)
     # Hierarchy.world_matrices and .accumulate, their folds as one.
     world_matrix_model, accumulated = hierarchy._world_matrices_and_accumulate(
         _affine(local_frames * parts.scale[:, None, :], parts.translation), local_trs

@@ -94,14 +94,6 @@ class Decomposition(NamedTuple):
         """Shear angles ``(B, 3)`` in degrees, see :func:`shear_angles`."""
         return shear_angles(self.shear)
 
-    def trs(self):
-        """The :class:`~hierarchy_inspector.core.TRS` an exporter writes: shear dropped."""
-        from .trs import TRS
-
-        # Already unit quaternions of one batch shape: wrapped, not checked again (copies,
-        # so the TRS never aliases the decomposition).
-        return TRS._trusted(self.translation.copy(), self.rotation.copy(), self.scale.copy())
-
 
 def _check_matrices(matrices, what: str) -> np.ndarray:
     m = as_array(matrices, what, (None, None))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .decompose import decompose
+from .decompose import Decomposition, decompose
 from .errors import InputError, ShearError, as_array, batch_shape, first_index, where
 from .rotations import quat_multiply, quat_normalize, quat_rotate, quat_to_matrix
 
@@ -53,6 +53,13 @@ class TRS:
         return cls._trusted(
             np.zeros(shape + (3,)), np.broadcast_to([1.0, 0.0, 0.0, 0.0], shape + (4,)).copy(), np.ones(shape + (3,))
         )
+
+    @classmethod
+    def from_decomposition(cls, parts: Decomposition) -> TRS:
+        """The TRS an exporter writes from :func:`decompose`'s ``parts``: shear dropped.
+        Already unit quaternions of one batch shape: wrapped, not checked again (copies,
+        so the TRS never aliases the decomposition)."""
+        return cls._trusted(parts.translation.copy(), parts.rotation.copy(), parts.scale.copy())
 
     @classmethod
     def from_matrix(cls, matrices, *, shear_tolerance_deg: float = 1e-3) -> TRS:

@@ -51,11 +51,11 @@ def rigger_blend(tmp_path_factory) -> str:
     hidden, 220 widgets in the excluded collection 'WGTS_rig'), the torso squashed
     most at frame 20, 'forearm_tweak.L' stretched most at frame 25, every control
     bone's rotation keyed over 40 frames, and a skinned mesh 'Body'
-    (:func:`hierarchy_inspector.addon.scene.timeline.animated.rigger_rig`)."""
-    from hierarchy_inspector.addon.scene.timeline import animated
+    (:func:`hierarchy_inspector.addon.scene.exports.scenes.rigger_rig`)."""
+    from hierarchy_inspector.addon.scene.exports import scenes
 
     bpy.ops.wm.read_factory_settings(use_empty=True)
-    animated.rigger_rig(bpy.context.scene)
+    scenes.rigger_rig(bpy.context.scene)
     path = str(tmp_path_factory.mktemp("rigger") / "rigger.blend")
     bpy.ops.wm.save_as_mainfile(filepath=path, copy=True)
     return path

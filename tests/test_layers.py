@@ -1,6 +1,7 @@
-"""The layering is enforced: imports point ui, cli -> scene -> model -> core, and the
-Blender-free layers import no Blender module (ruff's banned-api does that in make lint;
-here the same is checked without ruff, so plain pytest fails on it too)."""
+"""The layering is enforced: imports point ui, cli -> scene -> model -> core, no module
+imports one that imports it, and the Blender-free layers import no Blender module
+(ruff's banned-api does that in make lint; here the same is checked without ruff, so
+plain pytest fails on it too)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,37 @@ def test_the_checker_sees_a_wrong_way_import(tmp_path):
     (tmp_path / "addon" / "model" / "bad.py").write_text("from ..scene import live\n")
     (tmp_path / "core" / "worse.py").write_text("def f():\n    from ..addon.model import nodes\n")
     assert sorted(v.split(":")[0] for v in check_layers.violations(tmp_path)) == ["addon/model/bad.py", "core/worse.py"]
+
+
+def test_no_module_imports_one_that_imports_it():
+    assert check_layers.cycles() == []
+
+
+def test_the_checker_sees_every_kind_of_cycle(tmp_path):
+    """Direct (a <-> b, one import inside a function), through a third module and a
+    ``from package import module`` (c -> d -> e -> c), and one behind
+    ``TYPE_CHECKING``; a function-level import of a module that does not import back
+    is no cycle."""
+    core = tmp_path / "core"
+    (core / "sub").mkdir(parents=True)
+    (core / "__init__.py").write_text("")
+    (core / "a.py").write_text("from .b import f\n")
+    (core / "b.py").write_text("def f():\n    from .a import g\n")
+    (core / "c.py").write_text("from . import d\n")
+    (core / "d.py").write_text("from .sub import e\n")
+    (core / "sub" / "__init__.py").write_text("")
+    (core / "sub" / "e.py").write_text("from .. import c\n")
+    (core / "f.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .g import G\n")
+    (core / "g.py").write_text("from .f import F\n")
+    (core / "h.py").write_text("def late():\n    from .a import f\n")
+    found = check_layers.cycles(tmp_path)
+    assert [line.split(":")[0] for line in found] == ["cycle of 2 modules"] * 1 + ["cycle of 3 modules"] + [
+        "cycle of 2 modules"
+    ]
+    assert "hierarchy_inspector.core.a -> hierarchy_inspector.core.b (core/a.py:1)" in found[0]
+    assert found[0].endswith("-> hierarchy_inspector.core.a (core/b.py:2)")
+    assert "core/sub/e.py:1" in found[1] and "core.h" not in "".join(found)
+    assert "core/f.py:3" in found[2]
 
 
 def test_blender_free_layers_import_no_blender_module():

@@ -627,7 +627,7 @@ def rigger_day(module, window, area, space, win_region, ui_region, record: dict,
     yield Settle(area, draws=1, seconds=0.1).done
     scene = window.scene
     with bpy.context.temp_override(window=window, area=area, region=win_region, scene=scene):
-        rig = importlib.import_module(f"{MODULE}.addon.scene.timeline.animated").rigger_rig(scene)
+        rig = importlib.import_module(f"{MODULE}.addon.scene.exports.scenes").rigger_rig(scene)
     view_layer = window.view_layer
     out = OUT / "exports"
     out.mkdir(exist_ok=True)

@@ -1,7 +1,9 @@
 """The command line: ``python -m hierarchy_inspector <command> ...`` (bpy from PyPI) or
 ``blender -b -c hierarchy_inspector <command> ...`` (an installed extension).
 
-- :mod:`.main`: argument parsing and exit codes (the one place errors become codes);
+- :mod:`.main`: running a command and its exit code (the one place errors become codes);
+  :mod:`.arguments`: the argument parser; :mod:`.console`: what the command line shows
+  (exit codes, one-line messages, progress); :mod:`.process`: signals, Blender's module;
 - :mod:`.commands`: ``report``, ``export``, ``fix``: the same scene-layer code as the
   panel and the operators;
 - :mod:`.demo`: ``demo``, the main job on the built-in demo scene.

@@ -33,7 +33,7 @@ from ..model.errors import UsageError
 from ..model.outputs import check_folder, check_outputs, make_folder, write_text, write_with
 from . import console
 from .audit_pool import Pool, Task
-from .main import EXIT_INPUT, EXIT_OK, EXIT_THRESHOLD, say
+from .console import EXIT_INPUT, EXIT_OK, EXIT_THRESHOLD, say
 
 JSONL, SUMMARY, PAGE = "audit.jsonl", "summary.txt", "index.html"
 

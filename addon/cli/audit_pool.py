@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from ..model.system import scratch
-from .main import EXIT_INPUT
+from .console import EXIT_INPUT
 
 #: A worker is replaced after this many files (whatever Blender keeps from file to file
 #: stays bounded; bpy 4.2 from PyPI has been seen to corrupt its heap after many resets).

@@ -26,9 +26,10 @@ from ..scene.edits.helpers import insert_helpers
 from ..scene.exports.usd_export import EXTENSIONS as USD_EXTENSIONS
 from ..scene.scan import scan_scene
 from . import console
+from .console import EXIT_OK, EXIT_THRESHOLD, say
 from .export_frames_cmd import export_frames
 from .frames_cmd import check_range, check_range_memory, range_results, write_chart
-from .main import EXIT_OK, EXIT_THRESHOLD, say, signals_deferred
+from .process import signals_deferred
 
 #: A scene with more objects than this reports progress on stderr (when it is a terminal).
 PROGRESS_NODES = 2000

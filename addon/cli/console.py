@@ -23,7 +23,15 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 
+#: Exit codes (the module docstring of :mod:`.main` says when each is given).
+EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
 _state: dict = {}
+
+
+def say(message: str) -> None:
+    """One line on stderr, prefixed with the program's name."""
+    print(f"hierarchy_inspector: {message}", file=sys.stderr, flush=True)
 
 
 def _stream(fd: int) -> io.TextIOWrapper:

@@ -7,7 +7,7 @@ import os
 
 from ..model.demo_text import demo_text
 from ..model.errors import UsageError
-from .main import require_bpy
+from .process import require_bpy
 
 
 def cmd_demo(args) -> int:

@@ -12,19 +12,21 @@ import numpy as np
 from ..model.engines.paths import ACCUMULATED, ENGINE_PATH, UNREAL_INTERCHANGE
 from ..model.exports.accumulated_frames import accumulated_frames_csv, accumulated_frames_document
 from ..model.exports.animated_gltf import CHECK_TOLERANCE, within_tolerance, worst_label
+from ..model.exports.fbx.exact import POLE_BUDGET
 from ..model.exports.verdicts.skinned import VERTEX_TOLERANCE, SkinCheck
 from ..model.outputs import json_text, write_all
 from ..model.thresholds import Thresholds
 from ..scene.exports.fbx_accumulated import write_fbx_accumulated
 from ..scene.exports.fbx_export import write_fbx
-from ..scene.exports.fbx_pole import POLE_BUDGET
 from ..scene.exports.gltf_animated import write_gltf_frames
 from ..scene.exports.gltf_hook import INSTANCED
 from ..scene.exports.usd_export import write_usd
 from ..scene.frames import read_frames
 from . import console
+from .arguments import ANIMATION_MODES
+from .console import EXIT_OK, EXIT_THRESHOLD, say
 from .frames_cmd import scene_range
-from .main import ANIMATION_MODES, EXIT_OK, EXIT_THRESHOLD, say, signals_deferred
+from .process import signals_deferred
 from .usd_lines import usd_lines
 
 

@@ -15,7 +15,7 @@ from ..model.timeline.chart import range_chart_png
 from ..model.timeline.dynamics import series_dynamics
 from ..model.timeline.report import RangeResults
 from ..scene.frames import read_frames
-from .main import say
+from .console import say
 
 #: Ranges of more node-frames than this report progress on stderr.
 PROGRESS_NODE_FRAMES = 200_000

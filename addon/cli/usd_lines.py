@@ -3,7 +3,7 @@ read-back per kind of node with its tolerance (the joints' and points' floor nam
 
 from __future__ import annotations
 
-from ..model.exports.usd_plan import HALF_FLOOR, JOINT_TOLERANCE, OBJECT_TOLERANCE, POINT_TOLERANCE
+from ..model.exports.usd.plan import HALF_FLOOR, JOINT_TOLERANCE, OBJECT_TOLERANCE, POINT_TOLERANCE
 from ..scene.exports.usd_export import UsdResult
 from . import console
 

@@ -100,7 +100,7 @@ class Inspection:
     def plain_file(self) -> ExportedFile:
         """What Blender's plain glTF or FBX export writes: one node per node, each local
         matrix as ``Matrix.decompose()`` gives it (the analysis' local TRS)."""
-        return plain_file(self.nodes.parents, self.analysis.local.trs())
+        return plain_file(self.nodes.parents, core.TRS.from_decomposition(self.analysis.local))
 
     @cached_property
     def engine_worlds(self) -> dict[str, np.ndarray]:

@@ -17,11 +17,10 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from ..model.inspection import Inspection, inspect
-from ..model.nodes import Nodes
 from ..model.views import accumulated_export_residual
-from . import reading, settings
-from .reading import active_key, chain_indices, chain_objects
-from .scan import annotate, followed_target
+from . import settings
+from .reading import active_key
+from .scan import read_chain
 
 
 @dataclass
@@ -134,7 +133,7 @@ def chain_view(context) -> ChainView | None:
     cache_key = (context.scene.name, key, _state["revision"], context.scene.frame_current, thresholds)
     if _state["chain_key"] == cache_key:
         return _state["chain"]
-    read = read_chain_nodes(context)
+    read = read_chain(context)
     if read is None:
         return None
     nodes, chain = read
@@ -149,51 +148,6 @@ def chain_view(context) -> ChainView | None:
 def export_residual(view: ChainView):
     """The accumulated export's residual of the chain (cached with the view)."""
     return view.residual
-
-
-def _bone_chains(context, key, objects) -> dict[str, list]:
-    """Per armature on the chain, the pose bones the chain passes through (the active
-    bone's and the parent bones' of objects parented to bones, with their ancestors;
-    the bone the active bone's constraints copy, with its ancestors), root first."""
-    wanted: dict[str, dict] = {}  # armature -> bone name -> (depth, pose bone)
-
-    def want(arm, bone_name: str) -> None:
-        pose = arm.pose if arm is not None and arm.type == "ARMATURE" else None
-        pb = pose.bones.get(bone_name) if pose is not None else None
-        if pb is not None:
-            bones = wanted.setdefault(arm.name, {})
-            for depth, b in enumerate([*reversed(pb.parent_recursive), pb]):  # one walk up per bone
-                bones.setdefault(b.name, (depth, b))
-
-    if key[1]:
-        want(context.active_object, key[1])
-        pose_bone = context.active_object.pose.bones.get(key[1]) if context.active_object.pose else None
-        found = followed_target(pose_bone.constraints) if pose_bone is not None else None
-        if found is not None and found[0] == context.active_object and found[1]:
-            want(context.active_object, found[1])  # the bone it copies: its mechanism
-    for obj in objects:
-        if obj.parent is not None and obj.parent_type == "BONE" and obj.parent_bone:
-            want(obj.parent, obj.parent_bone)
-    return {arm: [b for _, b in sorted(bones.values(), key=lambda t: t[0])] for arm, bones in wanted.items()}
-
-
-def read_chain_nodes(context, verify: bool = True) -> tuple[Nodes, list[int]] | None:
-    """Nodes of the chain from the root to the active object or pose bone, and the
-    chain's indices root to active (None when nothing is active). ``verify``: as in
-    :func:`.reading.read_nodes` (the panel always verifies; the benchmark times both).
-
-    Only the chain's objects and the bones on it are read (:func:`.reading.read_nodes`
-    with the chain's bones), so the cost follows the chain, not the rig (see
-    ``benchmarks/bench_addon.py``): the same matrices, parents, boxes, notes and
-    annotations as the scan gives those nodes.
-    """
-    key = active_key(context)
-    if key is None:
-        return None
-    objects = chain_objects(context.active_object)
-    nodes = reading.read_nodes(objects, verify, bones=_bone_chains(context, key, objects))
-    annotate(nodes)
-    return nodes, chain_indices(nodes, key)
 
 
 def remember_scan(inspection: Inspection, objects=()) -> None:

@@ -180,6 +180,32 @@ def chain_objects(obj: bpy.types.Object) -> list[bpy.types.Object]:
     return chain[::-1]
 
 
+def chain_bones(context, key, objects, also=()) -> dict[str, list]:
+    """Per armature on the chain of ``objects`` (:func:`chain_objects`) to the node
+    ``key`` (:func:`active_key`), the pose bones the chain passes through (the active
+    bone's and the parent bones' of objects parented to bones, and the ``(armature,
+    bone name)`` pairs ``also``, with their ancestors), root first: :func:`read_nodes`'
+    ``bones``."""
+    wanted: dict[str, dict] = {}  # armature -> bone name -> (depth, pose bone)
+
+    def want(arm, bone_name: str) -> None:
+        pose = arm.pose if arm is not None and arm.type == "ARMATURE" else None
+        pb = pose.bones.get(bone_name) if pose is not None else None
+        if pb is not None:
+            bones = wanted.setdefault(arm.name, {})
+            for depth, b in enumerate([*reversed(pb.parent_recursive), pb]):  # one walk up per bone
+                bones.setdefault(b.name, (depth, b))
+
+    if key[1]:
+        want(context.active_object, key[1])
+    for arm, bone_name in also:
+        want(arm, bone_name)
+    for obj in objects:
+        if obj.parent is not None and obj.parent_type == "BONE" and obj.parent_bone:
+            want(obj.parent, obj.parent_bone)
+    return {arm: [b for _, b in sorted(bones.values(), key=lambda t: t[0])] for arm, bones in wanted.items()}
+
+
 def chain_indices(nodes: Nodes, key: tuple[str, str]) -> list[int]:
     """Node indices from the root down to ``key`` (inclusive)."""
     return nodes.chain(nodes.index()[key])

@@ -17,7 +17,7 @@ from ..model.inspection import Inspection, inspect, inspect_valid
 from ..model.nodes import Nodes
 from ..model.thresholds import DEFAULT, Thresholds
 from .instances import with_instances
-from .reading import read_nodes
+from .reading import active_key, chain_bones, chain_indices, chain_objects, read_nodes
 
 
 def scan_scene(scene, thresholds: Thresholds = DEFAULT, progress=None, instances: bool = False) -> Inspection:
@@ -180,3 +180,29 @@ def _bone_facts(nodes, pb, i, deform, follows, hidden, index, arm_hidden) -> Non
     hidden[i] = arm_hidden or bone_hidden(bone)
     if len(pb.constraints):
         follows[i] = _followed(pb.constraints, index)
+
+
+def read_chain(context, verify: bool = True) -> tuple[Nodes, list[int]] | None:
+    """Nodes of the chain from the root to the active object or pose bone, and the
+    chain's indices root to active (None when nothing is active). ``verify``: as in
+    :func:`.reading.read_nodes` (the panel always verifies; the benchmark times both).
+    The one chain reader: the panel's (:mod:`.live`) and the benchmark's.
+
+    Only the chain's objects and the bones on it are read (:func:`.reading.read_nodes`
+    with the chain's bones), so the cost follows the chain, not the rig (see
+    ``benchmarks/bench_addon.py``): the same matrices, parents, boxes, notes and
+    annotations as the scan gives those nodes.
+    """
+    key = active_key(context)
+    if key is None:
+        return None
+    objects = chain_objects(context.active_object)
+    copied = []  # the bone the active bone's constraints copy: its mechanism
+    if key[1] and context.active_object.pose is not None:
+        pose_bone = context.active_object.pose.bones.get(key[1])
+        found = followed_target(pose_bone.constraints) if pose_bone is not None else None
+        if found is not None and found[0] == context.active_object and found[1]:
+            copied.append((context.active_object, found[1]))
+    nodes = read_nodes(objects, verify, bones=chain_bones(context, key, objects, copied))
+    annotate(nodes)
+    return nodes, chain_indices(nodes, key)

@@ -21,7 +21,6 @@ from . import (
     operators_frames,
     operators_inspect,
     overlay,
-    overlay_arrows,
     panels,
     panels_frames,
     preferences,
@@ -55,11 +54,11 @@ def register() -> None:
     live.register_handlers()
     live_frames.register_handlers()
     overlay.add_draw_handler()
-    overlay_arrows.add_draw_handler()
+    overlay.ARROWS.add()
 
 
 def unregister() -> None:
-    overlay_arrows.remove_draw_handler()
+    overlay.ARROWS.remove()
     overlay.remove_draw_handler()
     live_frames.unregister_handlers()
     live.unregister_handlers()

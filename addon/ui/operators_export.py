@@ -14,7 +14,7 @@ from bpy_extras.io_utils import ExportHelper
 from ..model.errors import InspectorError
 from ..model.exports.animated_gltf import CHECK_TOLERANCE
 from ..model.exports.choices import FBX_PRESETS, OBJECT_FILTERS, ExportChoice, FbxAxes, counted, export_line, fbx_axes
-from ..model.exports.usd_plan import JOINT_TOLERANCE
+from ..model.exports.usd.plan import JOINT_TOLERANCE
 from ..model.frames import FrameRange
 from ..model.outputs import check_outputs
 from ..scene import live, settings

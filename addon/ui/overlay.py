@@ -1,8 +1,11 @@
 """The viewport overlay's draw handler: uploads the geometry built by
 :func:`..model.overlay_geometry.overlay_lines` for the active chain or the last scan's
 flagged nodes. Added by ``register()`` only when Blender has a GPU context (never in
-background mode). :class:`DrawHandler` and :func:`draw_lines` serve the motion arrows
-(:mod:`.overlay_arrows`) too.
+background mode). The motion arrows (the active node's velocity and acceleration, global
+and relative to its parent, and the inertial terms of its parent's motion, at the current
+frame, from the last chain range scan or dynamics sample; nothing is evaluated while
+drawing; geometry from :func:`..model.timeline.arrows.arrow_lines`) have a draw handler
+of their own, :data:`ARROWS`.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from gpu_extras.batch import batch_for_shader
 
 from ..model.inspection import Inspection
 from ..model.overlay_geometry import overlay_indices, overlay_lines
+from ..model.timeline.arrows import arrow_lines, node_arrows
 from ..scene import live, settings
+from ..scene.timeline import live as live_frames
 
 
 def draw_lines(coords: np.ndarray, colours: np.ndarray, line_width: float) -> None:
@@ -100,3 +105,21 @@ HANDLER = DrawHandler(_draw_overlay, "overlay")
 draw_overlay = HANDLER.draw  #: the POST_VIEW callback (never raises: an error is printed once)
 add_draw_handler, remove_draw_handler, draw_handler_active = HANDLER.add, HANDLER.remove, HANDLER.active
 _reported = HANDLER.reported
+
+
+def _draw_arrows() -> None:
+    context = bpy.context
+    fs = getattr(context.scene, "hierarchy_inspector_frames", None)
+    if fs is None or not (fs.show_motion_arrows or fs.show_inertial_arrows):
+        return
+    here = live_frames.dynamics_here(context)
+    if here is None:
+        return
+    dynamics, t, i, parent_world, series = here
+    vectors = node_arrows(dynamics, t, i, parent_world, fs.show_motion_arrows, fs.show_inertial_arrows)
+    coords, colours = arrow_lines(series.world[t, i, :3, 3], vectors, settings.arrow_style(context))
+    draw_lines(coords, colours, settings.overlay_style(context).line_width)
+
+
+#: The motion arrows' draw handler (``ARROWS.draw`` never raises: an error is printed once).
+ARROWS = DrawHandler(_draw_arrows, "arrows")

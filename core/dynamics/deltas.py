@@ -11,8 +11,6 @@ in :mod:`hierarchy_inspector.core.dynamics`.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from ..errors import InputError, batch_shape
@@ -24,13 +22,12 @@ from .packed import (
     _ang_rotate,
     _ang_rotate_back,
     _ang_to_matrix,
-    _ang_view,
     _angular_input,
     _mtv,
     _mv,
     _vector_input,
 )
-from .transform import DynamicTransform
+from .transform import Delta, DynamicTransform
 
 __all__ = [
     "Delta",
@@ -40,33 +37,6 @@ __all__ = [
     "counteract_inherited",
     "linear_impulse",
 ]
-
-
-class Delta(NamedTuple):
-    """An instantaneous change of rates (poses unchanged); batch shape ``B``.
-
-    velocity, acceleration ``(B, n)``; angular_velocity, angular_acceleration skew
-    ``(B, n, n)`` (spatial convention, in the basis of the frame the change is expressed
-    in). Pass one to :meth:`DynamicTransform.add_delta`, or unpack it as keywords into
-    the ``*_delta_*`` functions: ``global_delta_to_local(frame, **delta._asdict())``.
-    """
-
-    velocity: np.ndarray
-    acceleration: np.ndarray
-    angular_velocity: np.ndarray
-    angular_acceleration: np.ndarray
-
-    @property
-    def omega(self) -> np.ndarray:
-        """3D: ``(B, 3)`` vectors; 2D: ``(B,)`` rates."""
-        n = self.velocity.shape[-1]
-        return _ang_view(n, _angular_input(self.angular_velocity, n, "angular_velocity"), "omega")
-
-    @property
-    def alpha(self) -> np.ndarray:
-        """3D: ``(B, 3)`` vectors; 2D: ``(B,)`` rates."""
-        n = self.velocity.shape[-1]
-        return _ang_view(n, _angular_input(self.angular_acceleration, n, "angular_acceleration"), "alpha")
 
 
 def _make_delta(n: int, v, a, w, al) -> Delta:

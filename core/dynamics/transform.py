@@ -8,7 +8,7 @@ and units, angular rates in the spatial convention ``dR/dt = W R``. The arithmet
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 import numpy as np
 
@@ -26,12 +26,36 @@ from .packed import (
     _vector_input,
 )
 
-if TYPE_CHECKING:
-    from .deltas import Delta
-
-__all__ = ["DynamicTransform"]
+__all__ = ["Delta", "DynamicTransform"]
 
 _RATE_NAMES = ("velocity", "acceleration", "angular_velocity", "angular_acceleration")
+
+
+class Delta(NamedTuple):
+    """An instantaneous change of rates (poses unchanged); batch shape ``B``.
+
+    velocity, acceleration ``(B, n)``; angular_velocity, angular_acceleration skew
+    ``(B, n, n)`` (spatial convention, in the basis of the frame the change is expressed
+    in). Pass one to :meth:`DynamicTransform.add_delta`, or unpack it as keywords into
+    the ``*_delta_*`` functions: ``global_delta_to_local(frame, **delta._asdict())``.
+    """
+
+    velocity: np.ndarray
+    acceleration: np.ndarray
+    angular_velocity: np.ndarray
+    angular_acceleration: np.ndarray
+
+    @property
+    def omega(self) -> np.ndarray:
+        """3D: ``(B, 3)`` vectors; 2D: ``(B,)`` rates."""
+        n = self.velocity.shape[-1]
+        return _ang_view(n, _angular_input(self.angular_velocity, n, "angular_velocity"), "omega")
+
+    @property
+    def alpha(self) -> np.ndarray:
+        """3D: ``(B, 3)`` vectors; 2D: ``(B,)`` rates."""
+        n = self.velocity.shape[-1]
+        return _ang_view(n, _angular_input(self.angular_acceleration, n, "angular_acceleration"), "alpha")
 
 
 class DynamicTransform:

@@ -13,7 +13,7 @@ from cli_runner import run_cli
 
 bpy = pytest.importorskip("bpy")
 
-from hierarchy_inspector.addon.model.exports.usd_check import usd_available  # noqa: E402
+from hierarchy_inspector.addon.model.exports.usd.check import usd_available  # noqa: E402
 from hierarchy_inspector.addon.scene.exports import scenes as export_scenes  # noqa: E402
 from hierarchy_inspector.addon.scene.exports.usd_export import usd_exporter_missing  # noqa: E402
 

@@ -36,7 +36,7 @@ def test_a_run_leaves_nothing_in_tmpdir(demo_dir, tmp_path, args):
 def _needs_usd() -> None:
     """Skip where the USD export cannot run: no USD exporter in this Blender (Debian's
     4.3.2), or no usd-core to read the file back."""
-    from hierarchy_inspector.addon.model.exports.usd_check import usd_available
+    from hierarchy_inspector.addon.model.exports.usd.check import usd_available
     from hierarchy_inspector.addon.scene.exports.usd_export import usd_exporter_missing
 
     missing = usd_exporter_missing() or ("" if usd_available() else "usd-core is not installed")

@@ -27,7 +27,7 @@ def test_decompose_recovers_trs_without_shear(t, q, s):
     assert np.allclose(d.translation, t)
     assert np.allclose(d.shear, np.eye(3), atol=1e-9)
     assert np.allclose(np.abs(core.shear_angles(m)), 0, atol=1e-7)
-    assert np.allclose(d.trs().to_matrix(), m, atol=1e-9)
+    assert np.allclose(core.TRS.from_decomposition(d).to_matrix(), m, atol=1e-9)
     if np.prod(np.sign(s)) > 0:  # positive determinant: scale recovered with its signs up to pairs
         assert np.allclose(np.abs(d.scale), np.abs(s))
     else:  # Blender's convention: all three negative

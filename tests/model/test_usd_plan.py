@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hierarchy_inspector import core
-from hierarchy_inspector.addon.model.exports.usd_plan import (
+from hierarchy_inspector.addon.model.exports.usd.plan import (
     helper_tokens,
     plan_skeleton,
     point_error,
@@ -170,7 +170,7 @@ def test_objects_chosen_level_by_level_against_the_file_parent():
     """A prim whose ops land off gets a matrix op; its child, whose ops are exact under
     the exact parent, then needs none; a sheared local always gets one; every chosen
     local puts the prim on Blender's world under its parent as the file has it."""
-    from hierarchy_inspector.addon.model.exports.usd_plan import plan_objects
+    from hierarchy_inspector.addon.model.exports.usd.plan import plan_objects
 
     t_count = 3
     root = np.stack([_trs((0, 0, 0), ((0, 0, 1), 0.2 * t), (2.0, 1.0, 0.5)) for t in range(t_count)])
@@ -195,8 +195,8 @@ def test_errors_over_their_limits_are_named():
     """What sends ``export --target usd`` to exit 1: each kind over its own limit, and
     B-Bone vertices (USD has none) named apart."""
     from hierarchy_inspector.addon.model.exports.animated_gltf import FrameError
-    from hierarchy_inspector.addon.model.exports.usd_check import UsdErrors
-    from hierarchy_inspector.addon.model.exports.usd_plan import PointError
+    from hierarchy_inspector.addon.model.exports.usd.check import UsdErrors
+    from hierarchy_inspector.addon.model.exports.usd.plan import PointError
 
     def frame(rel):
         return FrameError(rel, rel, {}, np.zeros(1), 1)
@@ -207,3 +207,20 @@ def test_errors_over_their_limits_are_named():
     over = off.over()
     assert len(over) == 3 and over[0].startswith("objects 2.00e-05") and over[1].startswith("joints 2.00e-03")
     assert "'Body' points on B-Bones 7.00e-03" in over[2] and "no B-Bones" in over[2]
+
+
+def test_the_usd_process_gets_objects_and_each_armatures_bones_in_armature_space():
+    from hierarchy_inspector.addon.model.exports.usd.check import scene_request
+    from hierarchy_inspector.addon.model.timeline import FrameSeries
+
+    target = _rig(frames=4)
+    arm_world = np.broadcast_to(_trs((1, 2, 3), ((0, 0, 1), 0.4), (2, 2, 2)), (4, 4, 4))
+    keys = [("Rig", ""), ("Box", ""), ("Rig", "Root"), ("Rig", "Child"), ("Rig", "Tip")]
+    world = np.concatenate([arm_world[:, None], arm_world[:, None] @ target[:, :1], arm_world[:, None] @ target], 1)
+    boxes = np.zeros((4, 5, 3))
+    series = FrameSeries(np.arange(1, 5), keys, np.array([-1, 0, 0, 2, 3]), world, boxes, boxes, 24.0)
+    data = scene_request(series, {"Box"})
+    assert data["object_names"].tolist() == ["Rig", "Box"] and data["skinned"].tolist() == ["Box"]
+    assert data["arm_names"].tolist() == ["Rig"] and data["bones_0"].tolist() == ["Root", "Child", "Tip"]
+    assert data["bone_parents_0"].tolist() == [-1, 0, 1]
+    assert np.allclose(data["pose_0"], target, atol=1e-12)

@@ -43,7 +43,7 @@ def scene(addon):
 
 def _old_model(ins) -> np.ndarray:
     """The matrix model with the X-keeping rotation (what the report composed before)."""
-    local = core.decompose(ins.local_matrices, rotation="gram-schmidt").trs()
+    local = core.TRS.from_decomposition(core.decompose(ins.local_matrices, rotation="gram-schmidt"))
     return ins.hierarchy.world_matrices(local.to_matrix())
 
 

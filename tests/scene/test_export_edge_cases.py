@@ -12,10 +12,12 @@ bpy = pytest.importorskip("bpy")
 
 from gltf_reader import EngineView  # noqa: E402
 from hierarchy_inspector.addon.model.exports.animated_gltf import CHECK_TOLERANCE  # noqa: E402
+from hierarchy_inspector.addon.model.exports.fbx.readers import bone_readers  # noqa: E402
 from hierarchy_inspector.addon.model.frames import FrameRange  # noqa: E402
 from hierarchy_inspector.addon.scene import gltf_export  # noqa: E402
-from hierarchy_inspector.addon.scene.exports import fbx_bones, fbx_export, gltf_animated, gltf_hook  # noqa: E402
+from hierarchy_inspector.addon.scene.exports import fbx_export, gltf_animated, gltf_hook  # noqa: E402
 from hierarchy_inspector.addon.scene.exports import scenes as export_scenes  # noqa: E402
+from hierarchy_inspector.addon.scene.exports.fbx_facts import constraints_of  # noqa: E402
 
 
 @pytest.fixture
@@ -103,10 +105,11 @@ def test_ik_chain_through_a_corrected_bone(ik_scene, tmp_path):
     result = fbx_export.write_fbx(scene, str(tmp_path / "ik.fbx"), FrameRange(1, 25, 6), again=False)
     assert result.helpers == ["IKRig > Upper", "IKRig > Lower", "IKRig > Hand"] and result.not_corrected == []
     assert result.error is not None and result.error.relative < CHECK_TOLERANCE
-    assert fbx_bones.constraint_readers(rig, {"Upper"}) == [
-        ("IKRig > Hand", "IK constraint 'IK' spans 'Upper', which gets a helper bone")
+    constraints = constraints_of(scene)
+    assert bone_readers(constraints, "IKRig", {"Upper"}) == [
+        ("Hand", "Upper", "IK constraint 'IK' spans 'Upper', which gets a helper bone")
     ]
-    assert fbx_bones.constraint_readers(rig, {"Upper", "Hand"}) == []
+    assert bone_readers(constraints, "IKRig", {"Upper", "Hand"}) == []
 
 
 @pytest.mark.parametrize("blend", ["ADD", "COMBINE", "MULTIPLY"])

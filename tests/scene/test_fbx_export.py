@@ -319,29 +319,6 @@ def test_the_two_process_read_gives_the_same_worlds(rig_scene, tmp_path):
         assert np.array_equal(read_fbx(str(out), times[::-1], fork_above=0).worlds, one.worlds[::-1])
 
 
-def test_held_channels_stay_within_single_precision():
-    """A channel held (no curve) spans at most two float32 epsilons of max(1, the
-    bone's largest value) over the frames; its pose value is the span's middle, so no
-    frame moves by more than one epsilon; anything wider keeps its curve."""
-    from hierarchy_inspector.addon.scene.exports.fbx_bones import _HELD, _held
-
-    eps = float(np.finfo(np.float32).eps)
-    rng = np.random.default_rng(7)
-    base = rng.normal(size=(1, 4, 3)) * np.array([1.0, 1e-3, 50.0, 1.0])[None, :, None]
-    value = np.repeat(base, 30, axis=0)
-    value[:, 0, 0] += np.linspace(0, 0.9 * _HELD, 30)  # jitter under the bound: held
-    value[:, 1, 1] += np.linspace(0, 1e-7, 30)  # under 2 eps of 1.0 although the values are tiny: held
-    value[:, 2, 2] += np.linspace(0, 60 * eps, 30)  # under 2 eps of 50: held
-    value[:, 3, 0] += np.linspace(0, 3 * eps, 30)  # over 2 eps of 1: keyed
-    held, pose = _held(value)
-    assert held[:3].all() and not held[3, 0] and held[3, 1:].all()
-    scale = np.maximum(1.0, np.abs(value).max(axis=(0, 2)))[:, None]
-    assert (
-        np.abs(value - pose[None]).max(axis=0)[held] <= (1.01 * _HELD / 2 * scale + 1e-7 * np.abs(pose))[held]
-    ).all()
-    assert np.array_equal(pose[~held], value[0][~held].astype(np.float32))
-
-
 @pytest.mark.parametrize("blending", [("REPLACE", 1.0), ("ADD", 0.5)])
 def test_an_nla_track_animating_a_sheared_bone_is_exact(rig_scene, tmp_path, blending):
     """The rig's animation in an NLA track, no active action: the copy keys every

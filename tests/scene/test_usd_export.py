@@ -12,7 +12,7 @@ import pytest
 
 bpy = pytest.importorskip("bpy")
 
-from hierarchy_inspector.addon.model.exports.usd_check import read_usd, usd_available  # noqa: E402
+from hierarchy_inspector.addon.model.exports.usd.check import read_usd, scene_request, usd_available  # noqa: E402
 from hierarchy_inspector.addon.model.frames import FrameRange  # noqa: E402
 from hierarchy_inspector.addon.scene.exports import scenes as export_scenes  # noqa: E402
 from hierarchy_inspector.addon.scene.exports import usd_export  # noqa: E402
@@ -75,7 +75,7 @@ def test_blender_alone_loses_the_shear_the_correction_keeps(rig_scene, tmp_path)
     # Independently of write_usd's check: Blender read again, the file read by usd-core,
     # each joint compared in a loop.
     series = read_frames(rig_scene, frames.frames())
-    request = usd_export._request(series, {"Skin"})
+    request = scene_request(series, {"Skin"})
     read = read_usd(str(tmp_path / "ours.usdc"), request)
     bones, worlds = read.joints["Rig"]
     names = [k[1] for k in series.keys if k[0] == "Rig" and k[1]]
@@ -128,7 +128,7 @@ def test_usd_export_operator_and_menu(addon, tmp_path):
     text = out.read_text()
     assert "xformOp:orient" in text and "Child_ALIGNED_shear_helper" in text
     series = read_frames(scene, list(range(scene.frame_start, scene.frame_end + 1)))
-    read = read_usd(str(out), usd_export._request(series, {"Skin"}))
+    read = read_usd(str(out), scene_request(series, {"Skin"}))
     index = {n: k for k, n in enumerate(read.object_names)}
     for name in ("Skewed", "Tip"):
         column = series.keys.index((name, ""))

@@ -272,6 +272,7 @@ def test_ik_legs_are_never_worse_than_blenders_plain_export(empty_scene, tmp_pat
     2.0e-5). Where the shear moves nothing no helper is added; where it does, the file
     is compared with the plain export and the helpers the IK runs through left out."""
     from hierarchy_inspector.addon.model.exports.fbx_check import compare, read_fbx
+    from hierarchy_inspector.addon.scene.exports.fbx_facts import read_facts
     from hierarchy_inspector.addon.scene.frames import read_frames
 
     fbx_export = _fbx()
@@ -291,7 +292,7 @@ def test_ik_legs_are_never_worse_than_blenders_plain_export(empty_scene, tmp_pat
     plain = str(tmp_path / "plain.fbx")
     fbx_export.export_fbx(plain, None)
     series = read_frames(empty_scene, [empty_scene.frame_current])
-    turns = fbx_export.turns_of(series.keys)
+    turns = read_facts(empty_scene, series.keys).turns()
     theirs = compare(read_fbx(plain, [1 / 24]), series.keys, series.world, turns=turns)
     assert result.error.relative < max(10 * theirs.relative, CHECK_TOLERANCE)
 

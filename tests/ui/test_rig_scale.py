@@ -12,7 +12,7 @@ bpy = pytest.importorskip("bpy")
 from hierarchy_inspector.addon.model.advice.actions import advice  # noqa: E402
 from hierarchy_inspector.addon.model.exports.accumulated import accumulated_locals  # noqa: E402
 from hierarchy_inspector.addon.scene import live  # noqa: E402
-from hierarchy_inspector.addon.scene.scan import scan_scene  # noqa: E402
+from hierarchy_inspector.addon.scene.scan import read_chain, scan_scene  # noqa: E402
 from hierarchy_inspector.addon.scene.selection import is_bone_selected  # noqa: E402
 from hierarchy_inspector.addon.ui.lists import visible  # noqa: E402
 
@@ -117,7 +117,7 @@ def test_the_panel_reads_the_chain_not_the_rig(rig):
     bpy.ops.object.mode_set(mode="POSE")
     bone = rig.pose.bones["DEF-forearm.L.001"]
     with bpy.context.temp_override(active_pose_bone=bone):
-        nodes, chain = live.read_chain_nodes(bpy.context)
+        nodes, chain = read_chain(bpy.context)
         expected = ["rig", *[f"rig > {b.name}" for b in reversed(bone.parent_recursive)], "rig > DEF-forearm.L.001"]
         assert [nodes.label(i) for i in chain] == expected
         # Beside the chain, only the chain of the bone it copies (its mechanism) is read.

@@ -28,7 +28,9 @@ def accumulated_export_residual(inspection: Inspection) -> np.ndarray | None:
     has = nodes.parents >= 0
     if np.any(world.scale[nodes.parents[has]] == 0.0):
         return None
-    return core.box_corner_distance(nodes.world, world.trs().to_matrix(), nodes.box_min, nodes.box_max)
+    return core.box_corner_distance(
+        nodes.world, core.TRS.from_decomposition(world).to_matrix(), nodes.box_min, nodes.box_max
+    )
 
 
 def unreal_export_residual(inspection: Inspection) -> np.ndarray:

@@ -35,7 +35,7 @@ class ExportedFile:
 def plain_file(parents: np.ndarray, local: core.TRS) -> ExportedFile:
     """A file with one node per Blender node holding ``local (N,)``: Blender's plain glTF
     or FBX export when ``local`` is the exporters' decomposition of the local matrices
-    (``core.decompose(..., rotation="blender").trs()``, what ``Matrix.decompose()`` gives),
+    (``core.TRS.from_decomposition(core.decompose(..., rotation="blender"))``, what ``Matrix.decompose()`` gives),
     or the accumulated export when it is :func:`.exports.accumulated.accumulated_locals`."""
     parents = np.asarray(parents, dtype=np.int64)
     return ExportedFile(parents, local, np.arange(len(parents)))
@@ -72,4 +72,6 @@ def read_back_file(parents: np.ndarray, globals_: np.ndarray) -> ExportedFile:
     local = g.copy()
     has = parents >= 0
     local[has] = core.affine_inverse(g[parents[has]])[0] @ g[has]
-    return ExportedFile(parents, core.decompose(local, rotation="blender").trs(), np.arange(len(parents)))
+    return ExportedFile(
+        parents, core.TRS.from_decomposition(core.decompose(local, rotation="blender")), np.arange(len(parents))
+    )

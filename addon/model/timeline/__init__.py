@@ -1,6 +1,6 @@
 """Time as a leading batch axis: a hierarchy over a frame range (Blender-free).
 
-- :mod:`.series`: :class:`FrameSeries` (world matrices ``(T, N, 4, 4)``) and
+- :mod:`.frame_series`: :class:`FrameSeries` (world matrices ``(T, N, 4, 4)``); :mod:`.series`:
   :func:`analyse_frames` (all node-frames in one pass: :class:`OverFrames`, maxima and
   worst frames); :mod:`.repeats`: the frames that repeat an earlier one exactly;
 - :mod:`.dynamics`: rates at every frame of a range and the inertial terms;

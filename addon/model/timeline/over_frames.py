@@ -8,16 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..engines.paths import ACCUMULATED, MATRIX, PATHS, UNREAL_FBX, UNREAL_INTERCHANGE
 from ..inspection import worst_first
 from ..thresholds import DEFAULT, Thresholds
-
-if TYPE_CHECKING:
-    from .series import FrameSeries
+from .frame_series import FrameSeries
 
 #: The corner-distance field of each engine path.
 CORNER_FIELD = {

@@ -12,8 +12,6 @@ each node's worst frame. Blender-free: tested without bpy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from .... import core
@@ -23,75 +21,14 @@ from ..engines.paths import UNREAL_FBX, UNREAL_INTERCHANGE
 from ..engines.predict import engine_worlds
 from ..errors import SceneDataError
 from ..inspection import local_matrices_of
-from ..nodes import Nodes, node_label
 from ..thresholds import DEFAULT, LOCAL_NOISE_FACTOR, LOCAL_SHEAR_FLOOR_DEG, Thresholds
+from .frame_series import FrameSeries
 from .over_frames import CORNER_FIELD, OverFrames
 
 __all__ = ["FrameSeries", "OverFrames", "CORNER_FIELD", "analyse_frames", "changes", "check_finite", "with_ancestors"]
 from .repeats import repeated_frames
 
 _EPS32 = float(np.finfo(np.float32).eps)
-
-
-@dataclass
-class FrameSeries:
-    """One hierarchy read at T frames (the same nodes at every frame).
-
-    ``frames (T,)`` int; ``keys`` N ``(object, bone)`` pairs; ``parents (N,)`` int, -1
-    for roots; ``world (T, N, 4, 4)`` Blender's evaluated world matrices (float64 copies
-    of Blender's float32); ``box_min, box_max (T, N, 3)`` local boxes per frame (scene
-    units); ``fps`` frames per second (``fps / fps_base``); ``boxes_vary (K,)`` int, when
-    known: the only nodes whose boxes can differ from frame to frame (the reader's; None:
-    any node's), so that :func:`changes` compares only theirs.
-    """
-
-    frames: np.ndarray
-    keys: list[tuple[str, str]]
-    parents: np.ndarray
-    world: np.ndarray
-    box_min: np.ndarray
-    box_max: np.ndarray
-    fps: float = 24.0
-    notes: list[str] = field(default_factory=list)
-    boxes_vary: np.ndarray | None = None
-
-    def __len__(self) -> int:
-        return len(self.frames)
-
-    def label(self, i: int) -> str:
-        return node_label(*self.keys[i])
-
-    def position(self, frame: int) -> int:
-        """Index ``t`` of ``frame`` on the time axis (ValueError when it was not read)."""
-        hits = np.flatnonzero(self.frames == frame)
-        if not len(hits):
-            raise ValueError(f"frame {frame} is not in the series ({self.frames[0]}..{self.frames[-1]})")
-        return int(hits[0])
-
-    def subset(self, keep) -> FrameSeries:
-        """The nodes ``keep`` (indices, parents before children) as a series of their
-        own: a parent outside ``keep`` makes its child a root."""
-        keep = np.asarray(keep, dtype=np.int64)
-        new = np.full(len(self.keys), -1, dtype=np.int64)
-        new[keep] = np.arange(len(keep))
-        parents = self.parents[keep]
-        parents = np.where(parents >= 0, new[np.maximum(parents, 0)], -1)
-        return FrameSeries(
-            self.frames.copy(),
-            [self.keys[i] for i in keep],
-            parents,
-            self.world[:, keep],
-            self.box_min[:, keep],
-            self.box_max[:, keep],
-            self.fps,
-            [self.notes[i] for i in keep] if self.notes else [],
-        )
-
-    def nodes_at(self, t: int) -> Nodes:
-        """The hierarchy at time index ``t`` as single-frame :class:`Nodes`."""
-        return Nodes(
-            list(self.keys), self.parents.copy(), self.world[t].copy(), self.box_min[t].copy(), self.box_max[t].copy()
-        )
 
 
 def check_finite(series: FrameSeries) -> None:
@@ -224,7 +161,7 @@ def _analyse_block_general(world, box_min, box_max, hierarchy: core.Hierarchy, t
     lo, hi = box_min.reshape(t_count * n, 3), box_max.reshape(t_count * n, 3)
     local, singular = local_matrices_of(world, tiled.parents)
     parts = core.decompose(local, rotation="blender")  # what the exporters write
-    trs = parts.trs()
+    trs = core.TRS.from_decomposition(parts)
     matrix_model = tiled.world_matrices(trs.to_matrix())
     unreal = engine_worlds(plain_file(tiled.parents, trs), (UNREAL_FBX, UNREAL_INTERCHANGE), globals_=matrix_model)
     accumulated = tiled.accumulate(trs).to_matrix()

@@ -69,7 +69,7 @@ def plan_bake(targets: list[bpy.types.Object], scene) -> list[_Step]:
     """
     target_names = {o.name for o in targets}
     worlds = {o.name: as_np(o.matrix_world) for o in scene.objects}
-    clean = {o.name: core.decompose(worlds[o.name]).trs().to_matrix() for o in targets}
+    clean = {o.name: core.TRS.from_decomposition(core.decompose(worlds[o.name])).to_matrix() for o in targets}
     children = []
     for obj in targets:
         for child in obj.children:

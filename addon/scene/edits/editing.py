@@ -49,19 +49,6 @@ def action_fcurves(action) -> list:
     return [c for layer in action.layers for strip in layer.strips for bag in strip.channelbags for c in bag.fcurves]
 
 
-def set_saved(saved: list, owner, attribute: str, value) -> None:
-    """``owner.attribute = value``, its value before appended to ``saved`` as ``(owner,
-    attribute, value)``: :func:`put_back` restores them."""
-    saved.append((owner, attribute, getattr(owner, attribute)))
-    setattr(owner, attribute, value)
-
-
-def put_back(saved: list) -> None:
-    """Undo :func:`set_saved`, the last change first."""
-    for owner, attribute, value in reversed(saved):
-        setattr(owner, attribute, value)
-
-
 def parent_matrix(obj) -> np.ndarray:
     """Blender's current parent matrix P of ``obj`` (``matrix_world = P @ matrix_local``)."""
     return as_np(obj.matrix_world) @ np.linalg.inv(as_np(obj.matrix_local))

@@ -22,7 +22,7 @@ import bpy
 import mathutils
 from mathutils import Matrix
 
-from ..timeline.animated import _linear
+from ..timeline.animated import _key_stretch, _linear, stretchy_rigify
 
 INHERIT_SCALE_MODES = ("FULL", "FIX_SHEAR", "ALIGNED", "AVERAGE", "NONE", "NONE_LEGACY")
 
@@ -385,3 +385,24 @@ def euler_pole_objects(scene, start: int = 1, end: int = 25):
     _linear(objects["Turntable"])
     scene.frame_start, scene.frame_end = start, end
     return objects
+
+
+#: The rigger's rig (:func:`rigger_rig`): the torso squashed most at frame 20, the left
+#: forearm's tweak stretched most at frame 25.
+TORSO_SQUASH = ((10, 20, 30), (1.3, 1.0, 0.7))
+FOREARM_STRETCH = ((15, 25, 35), (0.8, 1.5, 0.8))
+
+
+def rigger_rig(scene, frames: int = 40):
+    """A rigger's test scene: a generated Rigify human (``rig``, its ``metarig`` hidden,
+    Rigify's 220 widgets in the excluded collection ``WGTS_rig``), the torso squashed
+    (:data:`TORSO_SQUASH`), ``forearm_tweak.L`` stretched (:data:`FOREARM_STRETCH`),
+    every control bone's rotation keyed every 5 frames over ``frames`` frames, and a
+    skinned mesh ``Body`` (a box at every deform bone, weighted to it). Returns the rig."""
+    (torso_frames, torso_scale), (arm_frames, arm_scale) = TORSO_SQUASH, FOREARM_STRETCH
+    rig = stretchy_rigify(scene, frames, "torso", wiggle=True, stretch=torso_frames, stretch_scale=torso_scale)
+    _key_stretch(rig.pose.bones["forearm_tweak.L"], frames, arm_frames, arm_scale)
+    _linear(rig)
+    skin_boxes(scene, rig)
+    scene.frame_set(1)
+    return rig

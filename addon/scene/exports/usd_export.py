@@ -1,8 +1,8 @@
 """USD export exact at every frame: Blender's own USD exporter (``bpy.ops.wm.usd_export``)
 writes the file, then a usd-core process corrects it in place and reads it back
-(:mod:`...model.exports.usd_check`, :mod:`...model.exports.usd_stage`): object prims
+(:mod:`...model.exports.usd.check`, :mod:`...model.exports.usd.stage`): object prims
 whose local holds shear get a matrix op, animated skeletons get helper joints where a
-joint's local holds shear (:mod:`...model.exports.usd_plan`), and the file is composed
+joint's local holds shear (:mod:`...model.exports.usd.plan`), and the file is composed
 as a USD consumer composes it and compared with Blender at every exported frame
 (objects, joints, and skinned meshes' points against Blender's evaluated meshes).
 
@@ -24,7 +24,7 @@ import numpy as np
 
 from ...model.errors import ExportError, UsageError
 from ...model.exports.choices import ExportChoice
-from ...model.exports.usd_check import UsdErrors, compare, prepare_next, start_worker, usd_available
+from ...model.exports.usd.check import UsdErrors, compare, prepare_next, scene_request, start_worker, usd_available
 from ...model.frames import FrameRange
 from ...model.nodes import node_label
 from ...model.outputs import check_writable, write_with
@@ -310,7 +310,7 @@ def _write_usd(
         result["points"] = {obj.name: np.stack([points[f][k] for f in frames]) for k, obj in enumerate(meshes)}
         t2 = time.perf_counter()
         seconds["frames_read"] = t2 - t1
-        worker.request(tmp, _request(series, skinned), fix=fix, shear_deg=thresholds.shear_deg)
+        worker.request(tmp, scene_request(series, skinned), fix=fix, shear_deg=thresholds.shear_deg)
         result["read"] = worker.result()
         seconds["correct_and_read"] = time.perf_counter() - t2
 
@@ -330,30 +330,3 @@ def _write_usd(
         not_checked.append((name, "its points in the file do not match Blender's mesh: not compared"))
     with_bbones = sorted(name for name, mask in bbone.items() if mask.any())
     return UsdResult(errors, frames, done.get("matrix_ops", []), helpers, moved, with_bbones, not_checked, seconds)
-
-
-def _request(series, skinned: set) -> dict:
-    """Blender's side for the usd-core process (:class:`...model.exports.usd_stage.Scene`):
-    objects' worlds, and per armature its bones (in the order of ``series.keys``), their
-    parents and their pose matrices in armature space ``inv(armature world) @ world``."""
-    keys = series.keys
-    world = series.world
-    objects = [i for i, (_o, b) in enumerate(keys) if not b]
-    data: dict = {
-        "frames": np.asarray(series.frames, dtype=np.int64),
-        "object_names": np.array([keys[i][0] for i in objects], dtype=object),
-        "object_world": np.ascontiguousarray(world[:, objects]),
-        "skinned": np.array(sorted(skinned), dtype=object),
-    }
-    index = {k: i for i, k in enumerate(keys)}
-    armatures = [name for name, _b in (keys[i] for i in objects) if any(k[0] == name and k[1] for k in keys)]
-    data["arm_names"] = np.array(armatures, dtype=object)
-    for a, name in enumerate(armatures):
-        rows = [i for i, k in enumerate(keys) if k[0] == name and k[1]]
-        position = {i: k for k, i in enumerate(rows)}
-        parents = np.array([position.get(int(series.parents[i]), -1) for i in rows], dtype=np.int64)
-        arm_inverse = np.linalg.inv(world[:, index[(name, "")]])
-        data[f"bones_{a}"] = np.array([keys[i][1] for i in rows], dtype=object)
-        data[f"bone_parents_{a}"] = parents
-        data[f"pose_{a}"] = arm_inverse[:, None] @ world[:, rows]
-    return data

@@ -1,6 +1,6 @@
 """What makes a USD file Blender's exporter wrote exact, and how it is checked:
-Blender-free and pxr-free (numpy and the core). :mod:`.usd_stage` applies it to the
-stage in a usd-core process; :mod:`..exports.usd_check` compares what that process
+Blender-free and pxr-free (numpy and the core). :mod:`.stage` applies it to the
+stage in a usd-core process; :mod:`.check` compares what that process
 reads back with Blender.
 
 Objects: a prim whose local matrix (its file parent's world inverted, times Blender's
@@ -37,10 +37,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .... import core
-from ..thresholds import DEFAULT, Thresholds
-from .animated_gltf import CHECK_TOLERANCE, FrameError, needs_split, parent_inverses
-from .animated_split import continuous_quaternions, continuous_split
+from ..... import core
+from ...thresholds import DEFAULT, Thresholds
+from ..animated_gltf import CHECK_TOLERANCE, FrameError, needs_split, parent_inverses
+from ..animated_split import continuous_quaternions, continuous_split
 
 #: Objects: the read-back's limit, relative (matrix ops are double precision).
 OBJECT_TOLERANCE = CHECK_TOLERANCE

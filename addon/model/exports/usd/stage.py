@@ -1,12 +1,12 @@
 """The usd-core side of the exact USD export: runs only in a process of its own
-(:class:`.usd_check.UsdWorker` starts it), never beside Blender, which links its own
+(:class:`.check.UsdWorker` starts it), never beside Blender, which links its own
 USD (and bpy from PyPI has no ``pxr`` at all).
 
 One request per process (a JSON line on standard input, once Blender's exporter has
 written the file): the stage is opened, matched with Blender's scene (object prims by
 ``userProperties:blender:object_name``; joints by their path, each bone's name made a
 valid identifier as the exporter does, ``Tf.MakeValidIdentifier``), corrected in place
-with :mod:`.usd_plan` (``fix``), saved, then opened again from the file as a new layer
+with :mod:`.plan` (``fix``), saved, then opened again from the file as a new layer
 and read back the way a USD consumer composes it: ``UsdGeom.XformCache`` for prims,
 ``UsdSkel.Cache`` / ``SkeletonQuery.ComputeJointWorldTransforms`` for joints,
 ``SkinningQuery.ComputeSkinnedPoints`` placed by the skeleton's world transform for
@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdSkel, Vt
 
-from ..thresholds import Thresholds
-from .usd_plan import depths, helper_tokens, joints_to_split, plan_objects, plan_skeleton, static_rest
+from ...thresholds import Thresholds
+from .plan import depths, helper_tokens, joints_to_split, plan_objects, plan_skeleton, static_rest
 
 NAME_ATTR = "userProperties:blender:object_name"
 
@@ -142,7 +142,7 @@ def _keep_frames(stage, frames: np.ndarray) -> None:
 
 
 def _fix_objects(stage, scene: Scene, times, thresholds: Thresholds, skinned: set) -> list[str]:
-    """Give the object prims :func:`.usd_plan.plan_objects` chooses a matrix op; returns
+    """Give the object prims :func:`.plan.plan_objects` chooses a matrix op; returns
     their names."""
     index = {name: k for k, name in enumerate(scene.object_names)}
     prims = [

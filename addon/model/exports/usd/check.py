@@ -4,7 +4,7 @@ with Blender (Blender-free).
 :class:`UsdWorker` starts a Python process at once (its start-up, numpy and usd-core's
 ``pxr``, overlaps the caller's frames read and Blender's export); :meth:`UsdWorker.request`
 hands it the written file and Blender's side (an ``.npz``), and it corrects the file in
-place and reads it back (:mod:`.usd_stage`). The process imports this package by its
+place and reads it back (:mod:`.stage`). The process imports this package by its
 folder under a name of its own (inside Blender the package is
 ``bl_ext.<repo>.hierarchy_inspector``, which a plain Python cannot import); only the
 Blender-free modules load there. usd-core never runs beside Blender: Blender links its
@@ -32,11 +32,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import ExportError
-from ..nodes import node_label
-from ..system import scratch
-from .animated_gltf import FrameError
-from .usd_plan import JOINT_TOLERANCE, OBJECT_TOLERANCE, POINT_TOLERANCE, PointError, matrix_error, point_error
+from ...errors import ExportError
+from ...nodes import node_label
+from ...system import scratch
+from ..animated_gltf import FrameError
+from .plan import JOINT_TOLERANCE, OBJECT_TOLERANCE, POINT_TOLERANCE, PointError, matrix_error, point_error
 
 _BOOT = r"""
 import importlib, importlib.util, sys
@@ -45,11 +45,11 @@ spec = importlib.util.spec_from_file_location(name, root + "/__init__.py", submo
 package = importlib.util.module_from_spec(spec)
 sys.modules[name] = package
 spec.loader.exec_module(package)
-importlib.import_module(name + ".addon.model.exports.usd_stage").serve()
+importlib.import_module(name + ".addon.model.exports.usd.stage").serve()
 """
 
 #: The package's folder (the extension root) and the name the process imports it as.
-_ROOT = str(Path(__file__).resolve().parents[3])
+_ROOT = str(Path(__file__).resolve().parents[4])
 _NAME = "hierarchy_inspector_usd"
 #: Seconds the process may take to correct and read a file.
 TIMEOUT = 900
@@ -114,7 +114,7 @@ class UsdWorker:
 
     def request(self, path: str, scene: dict, *, fix: bool = True, shear_deg: float = 0.1) -> None:
         """Correct (``fix``) and read back the USD file ``path`` against ``scene``: the
-        arrays of :class:`.usd_stage.Scene` (``frames``, ``object_names``,
+        arrays of :class:`.stage.Scene` (``frames``, ``object_names``,
         ``object_world``, ``skinned``, ``arm_names``, ``bones_<a>``, ``bone_parents_<a>``,
         ``pose_<a>``)."""
         self._path = path
@@ -204,12 +204,40 @@ def read_usd(path: str, scene: dict, *, fix: bool = False, shear_deg: float = 0.
         worker.close()
 
 
+def scene_request(series, skinned: set) -> dict:
+    """Blender's side for the usd-core process (:class:`.stage.Scene`), from a
+    :class:`..timeline.FrameSeries` (``skinned``: the names of the meshes an armature deforms):
+    objects' worlds, and per armature its bones (in the order of ``series.keys``), their
+    parents and their pose matrices in armature space ``inv(armature world) @ world``."""
+    keys = series.keys
+    world = series.world
+    objects = [i for i, (_o, b) in enumerate(keys) if not b]
+    data: dict = {
+        "frames": np.asarray(series.frames, dtype=np.int64),
+        "object_names": np.array([keys[i][0] for i in objects], dtype=object),
+        "object_world": np.ascontiguousarray(world[:, objects]),
+        "skinned": np.array(sorted(skinned), dtype=object),
+    }
+    index = {k: i for i, k in enumerate(keys)}
+    armatures = [name for name, _b in (keys[i] for i in objects) if any(k[0] == name and k[1] for k in keys)]
+    data["arm_names"] = np.array(armatures, dtype=object)
+    for a, name in enumerate(armatures):
+        rows = [i for i, k in enumerate(keys) if k[0] == name and k[1]]
+        position = {i: k for k, i in enumerate(rows)}
+        parents = np.array([position.get(int(series.parents[i]), -1) for i in rows], dtype=np.int64)
+        arm_inverse = np.linalg.inv(world[:, index[(name, "")]])
+        data[f"bones_{a}"] = np.array([keys[i][1] for i in rows], dtype=object)
+        data[f"bone_parents_{a}"] = parents
+        data[f"pose_{a}"] = arm_inverse[:, None] @ world[:, rows]
+    return data
+
+
 class UsdErrors(NamedTuple):
     """A read-back against Blender, per kind of node."""
 
     objects: FrameError  #: object prims (relative to max(1, largest world entry))
     joints: FrameError  #: joints, labelled ``Armature > Bone``
-    points: dict  #: mesh name -> :class:`.usd_plan.PointError`
+    points: dict  #: mesh name -> :class:`.plan.PointError`
     missing: list  #: labels of scene nodes the file does not have (not compared)
 
     def over(self) -> list[str]:
