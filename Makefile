@@ -13,6 +13,8 @@
 #                      in a chroot it provisions) and run $(BLENDER_TEST_PATHS) inside it
 #   make test-ui       the same zip in a real Blender window (Xvfb, software OpenGL): the sidebar panel
 #                      and the overlay checked from screenshots (tests/window; pictures in build/ui/)
+#   make docs-images   make test-ui, then the pictures in docs/ cut from its screenshots
+#                      (tools/docs_images.py), so the user guide never shows a stale panel
 
 PYTHON ?= python3.11
 VENV   := .venv
@@ -27,7 +29,7 @@ BLENDER_SH   := tools/blender.sh
 EXT_ID       := $(shell sed -n 's/^id *= *"\(.*\)"/\1/p' blender_manifest.toml)
 BLENDER_USER := $(CURDIR)/build/blender-user
 
-.PHONY: all demo test test-nobpy bench lint typecheck clean package test-blender test-ui test-versions
+.PHONY: all demo test test-nobpy bench lint typecheck clean package test-blender test-ui test-versions docs-images cli-reference
 
 all: test
 
@@ -158,6 +160,16 @@ test-blender: $(STAMP)
 test-ui: $(STAMP)
 	$(BLENDER_SH) --ensure
 	$(PY) -m pytest -p no:cacheprovider -o addopts="--import-mode=importlib -q" tests/window
+
+# The user guide's pictures from make test-ui's run (default 291 px sidebar, Blender 4.3.2):
+# cut and joined by tools/docs_images.py, written into docs/ (commit them).
+docs-images: test-ui
+	$(PY) tools/docs_images.py
+
+# docs/command_line.md's reference section, generated from the argument parser
+# (tests/test_cli_reference.py fails when it is stale).
+cli-reference: $(STAMP)
+	$(PY) tools/cli_reference.py
 
 # Refuses while anything is mounted under build/ (a chroot's /dev or /repo would be deleted through it).
 clean:

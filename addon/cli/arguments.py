@@ -120,7 +120,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = sub.add_parser("export", help="export transforms that survive")
     _add_common(export)
-    export.add_argument("--target", required=True, choices=("gltf", "fbx", "usd", "accumulated"))
+    export.add_argument(
+        "--target",
+        required=True,
+        choices=("gltf", "fbx", "usd", "accumulated"),
+        help="the file to write: glTF (exact, helper nodes), FBX (exact, or accumulated with --engine), USD "
+        "(exact: matrix ops, helper joints), or the accumulated TRS as JSON",
+    )
     export.add_argument(
         "--out",
         required=True,
@@ -182,8 +188,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     fix = sub.add_parser("fix", help="make the hierarchy exportable and save a fixed copy")
     _add_common(fix)
-    fix.add_argument("--method", required=True, choices=("helpers", "bake"))
-    fix.add_argument("--out", required=True, metavar="FIXED.blend")
+    fix.add_argument(
+        "--method",
+        required=True,
+        choices=("helpers", "bake"),
+        help="helpers: a helper empty above every object whose local holds shear; bake: the shear moved into "
+        "the meshes (every vertex stays put)",
+    )
+    fix.add_argument("--out", required=True, metavar="FIXED.blend", help="the fixed copy (never the input)")
     add_audit_parser(sub, _add_verbose)
     return parser
 

@@ -50,8 +50,20 @@ def _positive_float(text: str) -> float:
 
 
 def _add_thresholds(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--shear-threshold", type=parse_threshold, default=DEFAULT.shear_deg, metavar="DEG")
-    p.add_argument("--corner-threshold", type=parse_threshold, default=DEFAULT.corner, metavar="UNITS")
+    p.add_argument(
+        "--shear-threshold",
+        type=parse_threshold,
+        default=DEFAULT.shear_deg,
+        metavar="DEG",
+        help=f"flag shear above this (degrees; default {DEFAULT.shear_deg:g})",
+    )
+    p.add_argument(
+        "--corner-threshold",
+        type=parse_threshold,
+        default=DEFAULT.corner,
+        metavar="UNITS",
+        help=f"flag corner deviations above this (scene units; default {DEFAULT.corner:g})",
+    )
 
 
 def add_allow_missing(p: argparse.ArgumentParser) -> None:
@@ -73,7 +85,12 @@ def add_audit_parser(sub, add_verbose) -> None:
         "(one line per file), DIR/summary.txt and DIR/index.html. "
         "With --merge, the arguments are the output folders of earlier runs (e.g. shards) to combine.",
     )
-    audit.add_argument("paths", nargs="+", metavar="FOLDER_OR_FILE")
+    audit.add_argument(
+        "paths",
+        nargs="+",
+        metavar="FOLDER_OR_FILE",
+        help="folders (searched recursively for .blend files) and .blend files; with --merge, audit folders",
+    )
     audit.add_argument("--out", required=True, metavar="DIR", help="folder for audit.jsonl, summary.txt, index.html")
     audit.add_argument(
         "--jobs", type=_positive_int, default=os.cpu_count() or 1, help="worker processes at once (default: CPUs)"
