@@ -15,6 +15,7 @@
 #                      and the overlay checked from screenshots (tests/window; pictures in build/ui/)
 #   make docs-images   make test-ui, then the pictures in docs/ cut from its screenshots
 #                      (tools/docs_images.py), so the user guide never shows a stale panel
+#   make cli-reference docs/command_line.md's reference, generated from the argument parser
 
 PYTHON ?= python3.11
 VENV   := .venv
