@@ -49,35 +49,32 @@ def region_px(context) -> float:
     return max(60.0, width - MARGIN_PX * ui_scale(context))
 
 
-def fit_start(context, text: str, px: float) -> str:
-    """``text`` elided from the start (``…ine.003``) so that a label ``px`` pixels wide
-    shows it whole (see :func:`label_px`)."""
+def _fit(context, text: str, px: float, elide) -> str:
+    """``elide(text, n)`` with the largest ``n`` whose label fits ``px`` pixels (a
+    binary search: the width grows with ``n``); ``text`` itself when it fits."""
     if label_px(context, text) <= px:
         return text
     lo, hi = 1, len(text)  # the largest character count that fits
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if label_px(context, elide_start(text, mid)) <= px:
+        if label_px(context, elide(text, mid)) <= px:
             lo = mid
         else:
             hi = mid - 1
-    return elide_start(text, lo)
+    return elide(text, lo)
+
+
+def fit_start(context, text: str, px: float) -> str:
+    """``text`` elided from the start (``…ine.003``) so that a label ``px`` pixels wide
+    shows it whole (see :func:`label_px`)."""
+    return _fit(context, text, px, elide_start)
 
 
 def fit_name(context, text: str, px: float) -> str:
     """A node's name elided to fit a label ``px`` pixels wide, keeping its kind prefix
     and its end (``DEF-…arm.L``, :func:`..model.text.elide_name`); without a prefix,
     from the start (:func:`fit_start`)."""
-    if label_px(context, text) <= px:
-        return text
-    lo, hi = 1, len(text)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if label_px(context, elide_name(text, mid)) <= px:
-            lo = mid
-        else:
-            hi = mid - 1
-    return elide_name(text, lo)
+    return _fit(context, text, px, elide_name)
 
 
 def wrap(context, text: str, px: float) -> list[str]:

@@ -11,12 +11,7 @@ their armature.
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
 import zipfile
 from typing import NamedTuple
 
@@ -24,7 +19,7 @@ import numpy as np
 
 from ..errors import GltfError
 from ..nodes import node_label
-from ..system import scratch
+from .reader_process import ReaderProcess, Spares
 
 
 class FbxError(NamedTuple):
@@ -307,7 +302,7 @@ class FbxRead(NamedTuple):
         return twice
 
 
-class UfbxReader:
+class UfbxReader(ReaderProcess):
     """ufbx in its own Python process, started at once so that its start-up (Python,
     numpy, ufbx) overlaps the caller's work; :meth:`request` sends it a file to read,
     :meth:`result` waits for the answer (the caller can go on working, e.g. undoing its
@@ -318,21 +313,7 @@ class UfbxReader:
     orders; the result is taken from the file it saves before exiting."""
 
     def __init__(self):
-        self._folder = tempfile.TemporaryDirectory(prefix=scratch.prefix("ufbx"))  # a killed run's is removed
-        self._out = os.path.join(self._folder.name, "read.npz")
-        self._path = ""
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # the same packages
-        python = sys.executable
-        if os.path.basename(python).lower().startswith("blender"):  # not a Python interpreter
-            python = shutil.which("python3") or python
-        self._proc = subprocess.Popen(
-            [python, "-c", _READER],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
+        super().__init__("ufbx", ["-c", _READER])
 
     def request(self, path: str, times, skinned=False, fork_above: int | None = None, unit_meters: float = 1.0) -> None:
         """Read ``path`` at ``times (T,)`` seconds; ``skinned``: also place the vertices
@@ -342,7 +323,6 @@ class UfbxReader:
         metres one unit of the result stands for (ufbx converts the file's units to it:
         Blender's exporter writes ``scale_length`` metres per scene unit, see
         :func:`fbx_unit_meters`)."""
-        self._path = path
         message = {
             "path": path,
             "times": [float(t) for t in times],
@@ -351,18 +331,11 @@ class UfbxReader:
             "fork_above": FORK_ABOVE if fork_above is None else int(fork_above),
             "unit_meters": float(unit_meters),
         }
-        assert self._proc.stdin is not None
-        self._proc.stdin.write(json.dumps(message) + "\n")
-        self._proc.stdin.flush()
+        self._send(path, message)
 
     def result(self) -> FbxRead:
         try:
-            try:
-                _stdout, stderr = self._proc.communicate(timeout=600)
-            except BaseException:
-                self._proc.kill()
-                self._proc.wait()
-                raise
+            stderr = self._finish(timeout=600)
             if not os.path.exists(self._out):
                 last = (stderr.strip().splitlines() or [f"exit code {self._proc.returncode}"])[-1]
                 if last.startswith("cannot save its result"):  # the file was read: say where it failed
@@ -383,42 +356,25 @@ class UfbxReader:
         finally:
             self._folder.cleanup()
 
-    def waiting(self) -> bool:
-        """True while the process runs and nothing has been requested."""
-        return not self._path and self._proc.poll() is None
 
-    def close(self) -> None:
-        """End the process if it is still waiting (nothing was requested)."""
-        if self._proc.poll() is None:
-            self._proc.kill()
-            self._proc.wait()
-        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
-            if stream is not None:
-                stream.close()
-        self._folder.cleanup()
+def ufbx_available() -> bool:
+    """Whether this Python can import ufbx (checked without importing it)."""
+    return importlib.util.find_spec("ufbx") is not None
 
 
-_SPARE: list[UfbxReader] = []  #: a reader started after an export, for the next one
+_SPARES = Spares(UfbxReader, ufbx_available)  #: a reader started after an export, for the next one
 
 
 def start_reader() -> UfbxReader | None:
     """A :class:`UfbxReader` starting up (the one :func:`prepare_next` left waiting,
     if it is still there); None when ufbx is not installed."""
-    if importlib.util.find_spec("ufbx") is None:
-        return None
-    while _SPARE:
-        reader = _SPARE.pop()
-        if reader.waiting():
-            return reader
-        reader.close()
-    return UfbxReader()
+    return _SPARES.take() if ufbx_available() else None
 
 
 def prepare_next() -> None:
     """Start a reader for the next export now, so that its start-up is not part of that
     export (a Blender session exporting again); it ends by itself with this process."""
-    if not _SPARE and importlib.util.find_spec("ufbx") is not None:
-        _SPARE.append(UfbxReader())
+    _SPARES.prepare()
 
 
 def read_fbx(
@@ -427,7 +383,7 @@ def read_fbx(
     """The FBX file's nodes at ``times`` seconds as ufbx evaluates them (a
     :class:`UfbxReader`, waited for; the arguments as :meth:`UfbxReader.request`);
     None when ufbx is not installed."""
-    if importlib.util.find_spec("ufbx") is None:
+    if not ufbx_available():
         return None
     reader = UfbxReader()
     try:

@@ -22,10 +22,7 @@ import gc
 import importlib.util
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import NamedTuple
@@ -34,8 +31,8 @@ import numpy as np
 
 from ...errors import ExportError
 from ...nodes import node_label
-from ...system import scratch
 from ..animated_gltf import FrameError
+from ..reader_process import ReaderProcess, Spares
 from .plan import JOINT_TOLERANCE, OBJECT_TOLERANCE, POINT_TOLERANCE, PointError, matrix_error, point_error
 
 _BOOT = r"""
@@ -53,13 +50,6 @@ _ROOT = str(Path(__file__).resolve().parents[4])
 _NAME = "hierarchy_inspector_usd"
 #: Seconds the process may take to correct and read a file.
 TIMEOUT = 900
-
-
-def _python() -> str:
-    python = sys.executable
-    if os.path.basename(python).lower().startswith("blender"):  # not a Python interpreter
-        python = shutil.which("python3") or python
-    return python
 
 
 def usd_available() -> bool:
@@ -94,48 +84,29 @@ def _save(path: str, arrays: dict) -> str:
     return failed
 
 
-class UsdWorker:
+class UsdWorker(ReaderProcess):
     """The usd-core process of one export (see the module docstring)."""
 
     def __init__(self):
-        self._folder = tempfile.TemporaryDirectory(prefix=scratch.prefix("usd"))  # a killed run's is removed
-        self._out = os.path.join(self._folder.name, "read.npz")
+        super().__init__("usd", ["-c", _BOOT, _ROOT, _NAME])
         self._data = os.path.join(self._folder.name, "scene.npz")
-        self._path = ""
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-        self._proc = subprocess.Popen(
-            [_python(), "-c", _BOOT, _ROOT, _NAME],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
 
     def request(self, path: str, scene: dict, *, fix: bool = True, shear_deg: float = 0.1) -> None:
         """Correct (``fix``) and read back the USD file ``path`` against ``scene``: the
         arrays of :class:`.stage.Scene` (``frames``, ``object_names``,
         ``object_world``, ``skinned``, ``arm_names``, ``bones_<a>``, ``bone_parents_<a>``,
         ``pose_<a>``)."""
-        self._path = path
         failed = _save(self._data, scene)
         if failed:  # not the output's fault: the temporary folder's
             raise ExportError(
                 f"the USD read-back cannot save Blender's side in {self._folder.name!r} ($TMPDIR): {failed}"
             )
         message = {"path": path, "data": self._data, "out": self._out, "fix": bool(fix), "shear_deg": shear_deg}
-        assert self._proc.stdin is not None
-        self._proc.stdin.write(json.dumps(message) + "\n")
-        self._proc.stdin.flush()
+        self._send(path, message)
 
     def result(self) -> UsdRead:
         try:
-            try:
-                _stdout, stderr = self._proc.communicate(timeout=TIMEOUT)
-            except BaseException:
-                self._proc.kill()
-                self._proc.wait()
-                raise
+            stderr = self._finish(timeout=TIMEOUT)
             if self._proc.returncode != 0 or not os.path.exists(self._out):
                 last = stderr.strip().splitlines()[-1:] or [f"exit code {self._proc.returncode}"]
                 raise ExportError(f"usd-core could not correct and read {self._path!r}: {last[0]}")
@@ -158,40 +129,21 @@ class UsdWorker:
         finally:
             self._folder.cleanup()
 
-    def waiting(self) -> bool:
-        """True while the process runs and nothing has been requested."""
-        return not self._path and self._proc.poll() is None
 
-    def close(self) -> None:
-        if self._proc.poll() is None:
-            self._proc.kill()
-            self._proc.wait()
-        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
-            if stream is not None:
-                stream.close()
-        self._folder.cleanup()
-
-
-_SPARE: list[UsdWorker] = []  #: a worker started after an export, for the next one
+_SPARES = Spares(UsdWorker, usd_available)  #: a worker started after an export, for the next one
 
 
 def start_worker() -> UsdWorker:
     """A :class:`UsdWorker` starting up (the one :func:`prepare_next` left waiting, if it
     is still there)."""
-    while _SPARE:
-        worker = _SPARE.pop()
-        if worker.waiting():
-            return worker
-        worker.close()
-    return UsdWorker()
+    return _SPARES.take()
 
 
 def prepare_next() -> None:
     """Start a worker for the next export now, so that its start-up (Python, numpy,
     pxr: about 0.4 s) is not part of that export (a Blender session exporting again);
     it ends by itself with this process."""
-    if not _SPARE and usd_available():
-        _SPARE.append(UsdWorker())
+    _SPARES.prepare()
 
 
 def read_usd(path: str, scene: dict, *, fix: bool = False, shear_deg: float = 0.1) -> UsdRead:
