@@ -79,9 +79,11 @@ def export_usd(
     saved = (scene.frame_start, scene.frame_end, scene.frame_current, scene.frame_subframe)
     which = _options(**(choice.usd() if choice is not None else {"only_deform_bones": only_deform_bones}))
     selection = None
-    if choice is not None and choice.objects == "VISIBLE" and "visible_objects_only" not in which:
-        # Blender 4.4 dropped 'Visible Only' (hidden objects are written): the visible
-        # objects are exported as the selection, and the selection is put back.
+    if choice is not None and choice.objects == "VISIBLE":
+        # 'Visible Only' is gone from 5.0's exporter and, in 4.2 to 4.5, still writes an
+        # object hidden in the viewport (the eye: Rigify's metarig): the visible objects
+        # are exported as the selection, and the selection is put back.
+        which.pop("visible_objects_only", None)
         layer = bpy.context.view_layer
         selection = [(obj, obj.select_get()) for obj in layer.objects]
         for obj in layer.objects:
