@@ -141,7 +141,7 @@ package: $(STAMP)
 
 # Blender first (it may need provisioning), then the test packages for Blender's Python, the
 # zips (the last line names this machine's), a fresh user directory, Blender's own install
-# command, and pytest inside Blender.
+# command, and pytest inside Blender, one Blender per test folder (tools/blender_tests.sh).
 test-blender: $(STAMP)
 	$(BLENDER_SH) --ensure
 	$(PY) tools/blender_pylib.py --dest build/blender-pylib
@@ -151,9 +151,8 @@ test-blender: $(STAMP)
 	rm -rf $(BLENDER_USER)
 	BLENDER_USER_RESOURCES=$(BLENDER_USER) $(BLENDER_SH) --factory-startup --offline-mode \
 	  --command extension install-file -r user_default --enable "$$(tail -n 1 build/package.log)"
-	BLENDER_USER_RESOURCES=$(BLENDER_USER) HIERARCHY_INSPECTOR_MODULE=bl_ext.user_default.$(EXT_ID) \
-	  $(BLENDER_SH) --background --factory-startup --offline-mode --python-exit-code 1 \
-	  --python tests/blender_runner.py -- $(BLENDER_TEST_PATHS)
+	BLENDER_SH=$(BLENDER_SH) BLENDER_USER_RESOURCES=$(BLENDER_USER) HIERARCHY_INSPECTOR_MODULE=bl_ext.user_default.$(EXT_ID) \
+	  tools/blender_tests.sh $(BLENDER_TEST_PATHS)
 
 # Blender first (it may need provisioning); the tests build the zip, install it into build/blender-user-ui,
 # run Blender with a window under Xvfb and check its screenshots. pyproject's addopts ignore tests/window
