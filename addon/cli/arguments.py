@@ -10,8 +10,8 @@ from ..model.engines.paths import ENGINE_PATH
 from ..model.errors import UsageError
 from ..model.frames import parse_frame
 from ..model.system.memory import parse_size
-from ..model.thresholds import DEFAULT, parse_threshold
-from .audit_args import add_allow_missing, add_audit_parser
+from ..model.thresholds import parse_threshold
+from .audit_args import add_allow_missing, add_audit_parser, add_thresholds
 
 #: ``export --animation``: the glTF exporter's animation mode of each choice.
 ANIMATION_MODES = {
@@ -43,20 +43,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scene", help="scene name (default: the file's active scene)")
     add_allow_missing(p)
     p.add_argument("--frame", type=_frame, help="frame to evaluate (default: the file's current frame)")
-    p.add_argument(
-        "--shear-threshold",
-        type=parse_threshold,
-        default=DEFAULT.shear_deg,
-        metavar="DEG",
-        help=f"flag shear above this, and fix it (degrees; default {DEFAULT.shear_deg:g})",
-    )
-    p.add_argument(
-        "--corner-threshold",
-        type=parse_threshold,
-        default=DEFAULT.corner,
-        metavar="UNITS",
-        help=f"flag corner deviations above this (scene units; default {DEFAULT.corner:g})",
-    )
+    add_thresholds(p, fixes=True)
 
 
 def _add_max_memory(p: argparse.ArgumentParser) -> None:

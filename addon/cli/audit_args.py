@@ -49,13 +49,15 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def _add_thresholds(p: argparse.ArgumentParser) -> None:
+def add_thresholds(p: argparse.ArgumentParser, fixes: bool = False) -> None:
+    """``--shear-threshold`` and ``--corner-threshold`` (``fixes``: the command also
+    fixes what is over the shear threshold)."""
     p.add_argument(
         "--shear-threshold",
         type=parse_threshold,
         default=DEFAULT.shear_deg,
         metavar="DEG",
-        help=f"flag shear above this (degrees; default {DEFAULT.shear_deg:g})",
+        help=f"flag shear above this{', and fix it' if fixes else ''} (degrees; default {DEFAULT.shear_deg:g})",
     )
     p.add_argument(
         "--corner-threshold",
@@ -116,12 +118,12 @@ def add_audit_parser(sub, add_verbose) -> None:
     audit.add_argument(
         "--fail-on-shear", type=parse_threshold, metavar="DEG", help="exit 1 if any file's shear exceeds DEG"
     )
-    _add_thresholds(audit)
+    add_thresholds(audit)
     add_allow_missing(audit)
     add_verbose(audit)
 
     many = sub.add_parser("audit-worker", help="files named on stdin, one by one (what audit's workers run)")
-    _add_thresholds(many)
+    add_thresholds(many)
     add_allow_missing(many)
     add_verbose(many)
 
@@ -129,6 +131,6 @@ def add_audit_parser(sub, add_verbose) -> None:
     worker.add_argument("blend", metavar="SCENE.blend")
     worker.add_argument("--result", required=True, metavar="OUT.json", help="where the file's record is written")
     worker.add_argument("--picture", metavar="OUT.png", help="draw the worst nodes here when something is flagged")
-    _add_thresholds(worker)
+    add_thresholds(worker)
     add_allow_missing(worker)
     add_verbose(worker)
