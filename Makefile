@@ -90,22 +90,14 @@ VERSION_TEST_PATHS ?= tests/scene tests/ui tests/cli
 	@touch $@
 
 # The two versions run side by side (a process each; logs in build/, printed at the end).
-# One pytest process per test folder. bpy 4.2 from PyPI now and then corrupts its own heap
-# after many scene resets in one process ("corrupted size vs. prev_size", SIGABRT, seen once
-# in four full runs): a folder whose process dies by a signal runs once more, and says so;
-# a test that fails is never rerun.
+# One pytest process per test folder (tools/per_folder.sh: a folder whose process dies by a
+# signal runs once more, and says so; a test that fails is never rerun).
 test-versions: .venv-bpy42/.installed-stamp .venv-bpy45/.installed-stamp
 	@mkdir -p build
 	@for v in 42 45; do \
 	  ( echo "== bpy $$(.venv-bpy$$v/bin/python -c 'import bpy; print(bpy.app.version_string)') =="; \
-	    for p in $(VERSION_TEST_PATHS); do \
-	      .venv-bpy$$v/bin/python -m pytest -p no:cacheprovider $$p; rc=$$?; \
-	      if [ $$rc -gt 128 ]; then \
-	        echo "test-versions: bpy $$v crashed in $$p (signal $$((rc - 128)), inside Blender); running $$p once more"; \
-	        .venv-bpy$$v/bin/python -m pytest -p no:cacheprovider $$p; rc=$$?; \
-	      fi; \
-	      [ $$rc -eq 0 ] || { echo "test-versions: bpy $$v FAILED in $$p"; exit 1; }; \
-	    done ) > build/test-versions-$$v.log 2>&1 & pids="$$pids $$!"; \
+	    tools/per_folder.sh "test-versions: bpy $$v" .venv-bpy$$v/bin/python -m pytest -p no:cacheprovider \
+	      --- $(VERSION_TEST_PATHS) ) > build/test-versions-$$v.log 2>&1 & pids="$$pids $$!"; \
 	done; \
 	failed=0; for pid in $$pids; do wait $$pid || failed=1; done; \
 	cat build/test-versions-42.log build/test-versions-45.log; exit $$failed
@@ -141,7 +133,7 @@ package: $(STAMP)
 
 # Blender first (it may need provisioning), then the test packages for Blender's Python, the
 # zips (the last line names this machine's), a fresh user directory, Blender's own install
-# command, and pytest inside Blender, one Blender per test folder (tools/blender_tests.sh).
+# command, and pytest inside Blender, one Blender per test folder (tools/per_folder.sh).
 test-blender: $(STAMP)
 	$(BLENDER_SH) --ensure
 	$(PY) tools/blender_pylib.py --dest build/blender-pylib
@@ -151,8 +143,9 @@ test-blender: $(STAMP)
 	rm -rf $(BLENDER_USER)
 	BLENDER_USER_RESOURCES=$(BLENDER_USER) $(BLENDER_SH) --factory-startup --offline-mode \
 	  --command extension install-file -r user_default --enable "$$(tail -n 1 build/package.log)"
-	BLENDER_SH=$(BLENDER_SH) BLENDER_USER_RESOURCES=$(BLENDER_USER) HIERARCHY_INSPECTOR_MODULE=bl_ext.user_default.$(EXT_ID) \
-	  tools/blender_tests.sh $(BLENDER_TEST_PATHS)
+	BLENDER_USER_RESOURCES=$(BLENDER_USER) HIERARCHY_INSPECTOR_MODULE=bl_ext.user_default.$(EXT_ID) \
+	  tools/per_folder.sh test-blender $(BLENDER_SH) --background --factory-startup --offline-mode \
+	  --python-exit-code 1 --python tests/blender_runner.py -- --- $(BLENDER_TEST_PATHS)
 
 # Blender first (it may need provisioning); the tests build the zip, install it into build/blender-user-ui,
 # run Blender with a window under Xvfb and check its screenshots. pyproject's addopts ignore tests/window
