@@ -39,7 +39,7 @@ from ..frames import read_frames
 from .fbx_export import export_fbx, unit_meters
 from .fbx_facts import read_facts
 from .gltf_hook import THROUGH_JOINTS
-from .scope import deform_kept, exported_objects
+from .scope import deform_kept, objects_read
 
 
 class AccumulatedFbxResult(NamedTuple):
@@ -84,7 +84,7 @@ def _write(
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     frames = frame_range.frames() if frame_range else [scene.frame_current]
-    objects = None if choice.objects == "ALL" else exported_objects(scene, choice)
+    objects = objects_read(scene, choice)
     read_all = read_frames(scene, sorted({*frames, scene.frame_current}), objects=objects)
     keep = [read_all.frames.tolist().index(f) for f in frames]
     series = FrameSeries(

@@ -47,7 +47,7 @@ from ..edits.fbx_copy import export_ready
 from ..frames import read_frames, timeline_range
 from .fbx_facts import read_facts
 from .gltf_hook import THROUGH_JOINTS
-from .scope import deform_kept, exported_objects
+from .scope import deform_kept, objects_read
 from .skinned import EvaluatedVertices, check_fbx, deformed_meshes
 
 
@@ -162,7 +162,7 @@ def _write_fbx(
     # skinned meshes' vertices in the same pass, the facts the plan needs.
     frames = frame_range.frames() if frame_range else [scene.frame_current]
     frames_read = sorted({*frames, scene.frame_current})
-    objects = None if choice.objects == "ALL" else exported_objects(scene, choice)
+    objects = objects_read(scene, choice)
     in_file = None if objects is None else {obj.name for obj in objects}
     meshes = [obj for obj in deformed_meshes(scene) if in_file is None or obj.name in in_file]
     vertices = EvaluatedVertices(meshes, len(frames_read))

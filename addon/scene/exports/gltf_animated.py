@@ -31,7 +31,7 @@ from ..frames import read_frames, timeline_range
 from ..gltf_export import export_gltf, gltf_conversion
 from .gltf_hook import THROUGH_JOINTS, HookSettings, engine_ignored, keep_shear_in_file
 from .gltf_modes import PER_ANIMATION, AnimationState
-from .scope import exported_objects
+from .scope import objects_read
 
 
 def export_gltf_frames(
@@ -190,7 +190,7 @@ def write_gltf_frames(
         raise ExportError(f"scene '{scene.name}' is not the current scene: Blender's exporter writes the current one")
     seconds: dict[str, float] = {}
     _skinned, not_checked = engine_ignored(scene)
-    objects = None if choice.objects == "ALL" else exported_objects(scene, choice)
+    objects = objects_read(scene, choice)
     result: dict = {}
 
     def write(tmp: str) -> None:

@@ -25,6 +25,12 @@ def exported_objects(scene, choice: ExportChoice) -> list:
     return [obj for obj in layer.objects if obj.visible_get(view_layer=layer)]
 
 
+def objects_read(scene, choice: ExportChoice) -> list | None:
+    """The objects an export reads from Blender for ``choice``: :func:`exported_objects`,
+    or None for ``ALL`` (the reader's default: every object of the scene)."""
+    return None if choice.objects == "ALL" else exported_objects(scene, choice)
+
+
 def _animated(owner) -> bool:
     anim = getattr(owner, "animation_data", None)
     return anim is not None and (anim.action is not None or len(anim.nla_tracks) > 0)
